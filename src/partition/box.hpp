@@ -1,0 +1,38 @@
+#pragma once
+// Half-open axis-aligned boxes in the iteration space of tile tasks.
+// Axis 0 is i (rows of C, M tiles), axis 1 is j (columns of C, N tiles), axis 2 is l (the inner
+// dimension, K tiles). A box [lo, hi) holds the tasks T(i,j,l) with lo[d] <= x_d < hi[d].
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace cuboid::partition {
+
+template <class T>
+struct BasicBox {
+  std::array<T, 3> lo{};
+  std::array<T, 3> hi{};
+
+  T extent(int d) const { return hi[d] - lo[d]; }
+  bool empty() const { return !(lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2]); }
+  // Volume as double: integer boxes of 10^6 tiles per edge overflow 64-bit products.
+  double volume() const {
+    return empty() ? 0.0
+                   : double(extent(0)) * double(extent(1)) * double(extent(2));
+  }
+  friend bool operator==(const BasicBox& a, const BasicBox& b) { return a.lo == b.lo && a.hi == b.hi; }
+  friend bool operator!=(const BasicBox& a, const BasicBox& b) { return !(a == b); }
+};
+
+using Box = BasicBox<double>;            // continuous partitions
+using TileBox = BasicBox<std::int64_t>;  // discretised partitions, in tile coordinates
+
+// A zone is what one processor computes: a disjoint union of boxes.
+using Zone = std::vector<Box>;
+using TileZone = std::vector<TileBox>;
+
+// Extents of the cuboid [0,M) x [0,N) x [0,K).
+using Extent = std::array<double, 3>;
+using TileExtent = std::array<std::int64_t, 3>;
+
+}  // namespace cuboid::partition

@@ -1,0 +1,43 @@
+#pragma once
+// The partition algorithms and discretisations, by name, and the calls the rest of cuboid makes.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "partition/box.hpp"
+
+namespace cuboid::partition {
+
+enum class Algorithm { nrrp3d, nrrp3d_2mode, nrrp2d, column, slab, grid };
+enum class Discretization { none, rounded, precise };
+
+// Names as written in decks and on the command line: "nrrp3d", "nrrp3d-2mode", "nrrp2d",
+// "column", "slab", "grid"; "none", "rounded", "precise".
+std::string_view to_string(Algorithm a);
+std::string_view to_string(Discretization d);
+std::optional<Algorithm> parse_algorithm(std::string_view name);
+std::optional<Discretization> parse_discretization(std::string_view name);
+std::vector<std::string_view> algorithm_names();
+std::vector<std::string_view> discretization_names();
+
+// True for the algorithms that never split the inner dimension (every zone spans [0,K)).
+bool is_2d(Algorithm a);
+
+// One continuous zone per processor, in the order of `speeds`, exactly covering the cuboid
+// with volumes proportional to speed. Throws std::invalid_argument with a readable message on
+// bad input (no speeds, a speed that is not finite and positive, an empty cuboid).
+std::vector<Zone> partition_continuous(Algorithm a, const std::vector<double>& speeds,
+                                       const Extent& cuboid);
+
+// Exact tiling of [0,M)x[0,N)x[0,K) with one zone per processor, each merged into few maximal
+// boxes. `d` must be rounded or precise. Throws std::invalid_argument when there are more
+// processors than tasks or the input is malformed.
+std::vector<TileZone> discretize(Discretization d, const std::vector<Zone>& zones,
+                                 const std::vector<double>& speeds, const TileExtent& tiles);
+
+// partition_continuous followed by discretize: what the engine calls.
+std::vector<TileZone> partition_tiles(Algorithm a, Discretization d,
+                                      const std::vector<double>& speeds, const TileExtent& tiles);
+
+}  // namespace cuboid::partition
