@@ -1,0 +1,64 @@
+// `cuboid info` and `cuboid calibrate DECK`.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "app/kokkos_session.hpp"
+#include "app/run_command.hpp"
+#include "app/setup.hpp"
+#include "platform/processor.hpp"
+
+namespace cuboid::app {
+
+void add_info_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("info", "Show the Kokkos configuration, spaces, TPLs, MPI and threads");
+  cmd->callback([] {
+    KokkosSession kokkos;
+    std::cout << platform::describe_build();
+    std::cout << "Processors by default:";
+    for (const auto& n : platform::default_processor_names()) std::cout << " " << n;
+    std::cout << " (add \"staged\" for a host-backed processor with its own memory)\n";
+    std::cout << "Speed cache: " << platform::default_speed_cache_path() << "\n";
+  });
+}
+
+namespace {
+template <class Scalar>
+void calibrate_deck(const deck::Deck& d, bool fresh) {
+  auto specs = processors_of(d);
+  auto workers = workers_for<Scalar>(specs);
+  deck::Deck measured = d;
+  measured.platform.measure_speeds = true;
+  const auto speeds = speeds_for<Scalar>(measured, specs, workers, fresh, std::cerr);
+  double total = 0;
+  for (const auto& s : speeds) total += s.gflops;
+  std::cout << fmt::format("{:<10} {:>8} {:>10} {:>8} {:>9}\n", "processor", "threads", "GFLOP/s", "share", "source");
+  for (std::size_t q = 0; q < specs.size(); ++q)
+    std::cout << fmt::format("{:<10} {:>8} {:>10.2f} {:>7.1f}% {:>9}\n", specs[q].name, specs[q].threads,
+                             speeds[q].gflops, 100 * speeds[q].gflops / total, speeds[q].source);
+}
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  struct Opt {
+    std::string deck;
+    std::vector<std::string> overrides;
+    bool fresh = false;
+  };
+  auto opt = std::make_shared<Opt>();
+  CLI::App* cmd = app.add_subcommand("calibrate", "Measure each processor's GEMM rate for a deck and cache it");
+  cmd->add_option("deck", opt->deck, "Input deck (TOML)")->required();
+  cmd->add_option("--set", opt->overrides, "Override a deck key, e.g. --set problem.tile=512");
+  cmd->add_flag("--fresh", opt->fresh, "Measure again even when the cache has a value");
+  cmd->callback([opt] {
+    const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
+    KokkosSession kokkos;
+    if (d.problem.precision == deck::Precision::float64)
+      calibrate_deck<double>(d, opt->fresh);
+    else
+      calibrate_deck<float>(d, opt->fresh);
+  });
+}
+
+}  // namespace cuboid::app

@@ -1,0 +1,213 @@
+// `cuboid run DECK`: deck -> platform -> partition -> discretise -> plan -> execute -> validate
+// -> report.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <numeric>
+
+#include "app/kokkos_session.hpp"
+#include "app/run_command.hpp"
+#include "app/setup.hpp"
+#include "exec/engine.hpp"
+#include "exec/validate.hpp"
+#include "partition/metrics.hpp"
+#include "report/run_report.hpp"
+#include "util/error.hpp"
+#include "util/host_memory.hpp"
+#include "util/timer.hpp"
+
+namespace cuboid::app {
+namespace {
+
+struct RunOptions {
+  std::string deck;
+  std::vector<std::string> overrides;
+  std::string json;
+  bool quiet = false;
+};
+
+std::int64_t budget_elements(const deck::Deck& d, const platform::ProcessorSpec& p, std::size_t elem) {
+  if (p.kind == platform::ProcessorKind::host) return 0;
+  double bytes = d.platform.memory_budget_mib * 1024.0 * 1024.0;
+  if (bytes <= 0) {
+    // Devices: most of their free memory. Staged: a modest budget, so that its streaming path
+    // is exercised at realistic sizes without doubling the host's memory use.
+    bytes = p.kind == platform::ProcessorKind::device ? 0.8 * double(p.memory_bytes) : 512.0 * 1024 * 1024;
+  }
+  if (p.kind == platform::ProcessorKind::device && p.memory_bytes > 0 && bytes > double(p.memory_bytes))
+    throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
+                human_bytes(bytes) + " exceeds the free memory of " + p.name + " (" +
+                human_bytes(double(p.memory_bytes)) + ")");
+  return std::int64_t(bytes / double(elem));
+}
+
+template <class Scalar>
+void run_deck(const deck::Deck& d, const RunOptions& opt) {
+  const auto& pr = d.problem;
+  std::ostream& progress = std::cerr;
+  const std::size_t elem = sizeof(Scalar);
+
+  // Host memory: A, B, C, the original C (for repetitions and validation), the reference.
+  const double need = double(elem) * (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
+                                      (d.run.validate ? 3.0 : 2.0) * double(pr.m) * double(pr.n));
+  const double have = double(host_memory_available());
+  if (have > 0 && need > 0.9 * have)
+    throw Error(d.location("problem.m") + ": problem m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) +
+                " k=" + std::to_string(pr.k) + " (" + deck::to_string(pr.precision) + ") needs " +
+                human_bytes(need) + " of host memory for A, B and C, but only " + human_bytes(have) +
+                " is available");
+
+  auto specs = processors_of(d);
+  auto workers = workers_for<Scalar>(specs);
+
+  Stopwatch clock;
+  const auto speeds = speeds_for<Scalar>(d, specs, workers, false, progress);
+  const double calibration_s = clock.seconds();
+  std::vector<double> w;
+  for (const auto& s : speeds) w.push_back(s.gflops);
+
+  // Partition the tile cuboid, then turn zones into steps.
+  clock.restart();
+  const partition::TileExtent tiles{(pr.m + pr.tile - 1) / pr.tile, (pr.n + pr.tile - 1) / pr.tile,
+                                    (pr.k + pr.tile - 1) / pr.tile};
+  std::vector<partition::TileZone> zones;
+  try {
+    zones = partition::partition_tiles(d.partition.algorithm, d.partition.discretization, w, tiles);
+  } catch (const std::invalid_argument& e) {
+    throw Error(d.location("partition.algorithm") + ": partition." +
+                std::string(partition::to_string(d.partition.algorithm)) + " on " +
+                std::to_string(tiles[0]) + "x" + std::to_string(tiles[1]) + "x" + std::to_string(tiles[2]) +
+                " tiles: " + e.what());
+  }
+  const double partition_s = clock.seconds();
+  const auto metrics = partition::measure(zones, w, tiles);
+
+  exec::PlanOptions popt;
+  popt.beta_is_one = pr.beta == 1.0;
+  popt.beta_is_zero = pr.beta == 0.0;
+  for (const auto& s : specs) popt.budget_elements.push_back(budget_elements(d, s, elem));
+  exec::Plan plan;
+  try {
+    plan = exec::make_plan(zones, pr.m, pr.n, pr.k, pr.tile, popt);
+  } catch (const std::runtime_error& e) {
+    throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " + e.what() +
+                " of " + std::to_string(pr.tile) + " (problem.tile)");
+  }
+
+  // Matrices, generated from the seed.
+  exec::HostMatrix<Scalar> A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::A"), pr.m, pr.k);
+  exec::HostMatrix<Scalar> B(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::B"), pr.k, pr.n);
+  exec::HostMatrix<Scalar> C0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::C0"), pr.m, pr.n);
+  exec::HostMatrix<Scalar> C(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::C"), pr.m, pr.n);
+  exec::fill_random(A, pr.seed, exec::MatrixId::A);
+  exec::fill_random(B, pr.seed, exec::MatrixId::B);
+  switch (pr.c_init) {
+    case deck::CInit::random: exec::fill_random(C0, pr.seed, exec::MatrixId::C); break;
+    case deck::CInit::zero: exec::fill_value(C0, Scalar(0)); break;
+    case deck::CInit::nan: exec::fill_value(C0, std::numeric_limits<Scalar>::quiet_NaN()); break;
+  }
+
+  exec::Engine<Scalar> engine(std::move(plan), std::move(workers), pr.m, pr.n);
+  const Scalar alpha = Scalar(pr.alpha), beta = Scalar(pr.beta);
+  std::vector<exec::RunResult> results;
+  const int total = d.run.warmup + d.run.repetitions;
+  for (int r = 0; r < total; ++r) {
+    Kokkos::deep_copy(C, C0);
+    auto res = engine.run(A, B, C, alpha, beta);
+    const bool warm = r < d.run.warmup;
+    progress << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n", warm ? "warm-up" : "repetition",
+                            warm ? r + 1 : r - d.run.warmup + 1, warm ? d.run.warmup : d.run.repetitions,
+                            res.seconds, 2.0 * double(pr.m) * double(pr.n) * double(pr.k) / res.seconds / 1e9);
+    if (!warm) results.push_back(std::move(res));
+  }
+
+  report::RunRecord rec;
+  rec.deck = d.path;
+  rec.m = pr.m, rec.n = pr.n, rec.k = pr.k, rec.tile = pr.tile;
+  rec.precision = deck::to_string(pr.precision);
+  rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed, rec.c_init = deck::to_string(pr.c_init);
+  rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
+  rec.discretization = std::string(partition::to_string(d.partition.discretization));
+  rec.ratio_to_lower_bound = metrics.ratio;
+  rec.ratio_plain = metrics.ratio_plain;
+  rec.imbalance = metrics.imbalance;
+  rec.k_split = engine.plan().k_split;
+  rec.partial_buffers = int(engine.plan().partials.size());
+  rec.partial_bytes = engine.partial_bytes();
+  rec.calibration_s = calibration_s, rec.partition_s = partition_s;
+  rec.repetitions = d.run.repetitions, rec.warmup = d.run.warmup;
+
+  std::vector<std::size_t> order(results.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return results[a].seconds < results[b].seconds; });
+  for (const auto& res : results) rec.times_s.push_back(res.seconds);
+  const exec::RunResult& med = results[order[order.size() / 2]];
+  rec.min_s = results[order.front()].seconds;
+  rec.max_s = results[order.back()].seconds;
+  rec.median_s = med.seconds;
+  if (order.size() % 2 == 0)
+    rec.median_s = 0.5 * (results[order[order.size() / 2 - 1]].seconds + med.seconds);
+  rec.gflops = 2.0 * double(pr.m) * double(pr.n) * double(pr.k) / rec.median_s / 1e9;
+  rec.prescale_s = med.prescale_s, rec.reduce_s = med.reduce_s;
+
+  const double total_speed = std::accumulate(w.begin(), w.end(), 0.0);
+  const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
+  for (std::size_t q = 0; q < specs.size(); ++q) {
+    report::ProcessorRecord p;
+    const auto& pp = engine.plan().processors[q];
+    const auto& ws = med.workers[q];
+    p.name = specs[q].name, p.kind = platform::to_string(specs[q].kind), p.space = specs[q].space;
+    p.threads = specs[q].threads;
+    p.speed_gflops = w[q], p.speed_source = speeds[q].source;
+    p.target_share = w[q] / total_speed;
+    p.volume = pp.tasks, p.volume_share = pp.tasks / total_tasks;
+    p.pieces = pp.pieces, p.steps = ws.steps;
+    p.busy_s = ws.busy_s, p.stall_s = ws.stall_s, p.finish_s = ws.finish_s;
+    p.h2d_bytes = ws.h2d_bytes, p.d2h_bytes = ws.d2h_bytes, p.flops = ws.flops;
+    p.predicted_s = pp.flops / (w[q] * 1e9);
+    rec.processors.push_back(p);
+  }
+  rec.build = "Kokkos " + kokkos_ext::kokkos_version_string() + " (" +
+              Kokkos::DefaultExecutionSpace::name() + ")";
+  rec.host = hostname();
+
+  if (d.run.validate) {
+    progress << "validate: reference gemm on the host ...\n";
+    const auto v = exec::validate(A, B, C0, C, alpha, beta, int(specs.size()));
+    rec.validation_performed = true;
+    rec.validation_passed = v.passed;
+    rec.validation_error = v.error;
+    rec.validation_bound = v.bound;
+    rec.validation_method = v.method;
+  }
+  report::print_summary(std::cout, rec);
+  if (rec.validation_performed && !rec.validation_passed) {
+    throw ValidationFailure{fmt::format(
+        "validation failed: ||C - C_ref||_F = {:.3e} exceeds the bound {:.3e}; no JSON record written",
+        rec.validation_error, rec.validation_bound)};
+  }
+  if (!opt.json.empty()) report::write_json_file(opt.json, report::to_json(rec));
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto opt = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "Run the product described by a deck, validate it and report");
+  cmd->add_option("deck", opt->deck, "Input deck (TOML), e.g. inputs/quickstart.toml")->required();
+  cmd->add_option("--set", opt->overrides,
+                  "Override a deck key, e.g. --set problem.m=4096 --set partition.algorithm=grid");
+  cmd->add_option("--json", opt->json, "Write the run record as JSON to this file");
+  cmd->callback([opt] {
+    const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
+    KokkosSession kokkos;
+    if (d.problem.precision == deck::Precision::float64)
+      run_deck<double>(d, *opt);
+    else
+      run_deck<float>(d, *opt);
+  });
+}
+
+}  // namespace cuboid::app

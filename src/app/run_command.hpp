@@ -1,0 +1,23 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace cuboid::app {
+
+void add_run_command(CLI::App& app);
+void add_info_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
+
+// Exit status of a run whose product failed validation (distinct from input errors, 1).
+inline constexpr int kValidationFailed = 3;
+
+// Thrown when a run completed but its product failed validation.
+struct ValidationFailure {
+  std::string message;
+};
+
+}  // namespace cuboid::app

@@ -1,0 +1,62 @@
+#include "app/setup.hpp"
+
+#include "util/error.hpp"
+
+namespace cuboid::app {
+
+std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
+  const bool given = !d.platform.processors.empty();
+  auto names = given ? d.platform.processors : platform::default_processor_names();
+  auto specs = platform::resolve_processors(names, d.location("platform.processors"));
+  if (!d.platform.measure_speeds && d.platform.speeds.size() != specs.size())
+    throw Error(d.location("platform.speeds") + ": platform.speeds: " +
+                std::to_string(d.platform.speeds.size()) + " speeds for " +
+                std::to_string(specs.size()) + " processors (" +
+                (given ? "as listed in platform.processors" : "every enabled space, by default") + ")");
+  return specs;
+}
+
+template <class Scalar>
+std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(
+    const std::vector<platform::ProcessorSpec>& specs) {
+  std::vector<std::unique_ptr<exec::Worker<Scalar>>> w;
+  for (const auto& s : specs) w.push_back(exec::make_worker<Scalar>(s));
+  return w;
+}
+
+template <class Scalar>
+std::vector<platform::Speed> speeds_for(const deck::Deck& d,
+                                        const std::vector<platform::ProcessorSpec>& specs,
+                                        std::vector<std::unique_ptr<exec::Worker<Scalar>>>& workers,
+                                        bool fresh, std::ostream& progress) {
+  std::vector<platform::Speed> speeds;
+  if (!d.platform.measure_speeds) {
+    for (double s : d.platform.speeds) speeds.push_back(platform::Speed{s, "deck"});
+    return speeds;
+  }
+  std::vector<platform::Measure> measure;
+  for (auto& w : workers) {
+    exec::Worker<Scalar>* raw = w.get();
+    measure.emplace_back([raw](std::int64_t s, double t) { return raw->measure_gemm_rate(s, t); });
+  }
+  const auto& p = d.problem;
+  const std::int64_t size = platform::calibration_size(p.tile, p.m, p.n, p.k);
+  std::unique_ptr<platform::SpeedCache> cache;
+  if (d.platform.use_speed_cache)
+    cache = std::make_unique<platform::SpeedCache>(platform::default_speed_cache_path());
+  return platform::calibrate(specs, measure, deck::to_string(p.precision), size, cache.get(), fresh,
+                             progress);
+}
+
+template std::vector<std::unique_ptr<exec::Worker<double>>> workers_for<double>(
+    const std::vector<platform::ProcessorSpec>&);
+template std::vector<std::unique_ptr<exec::Worker<float>>> workers_for<float>(
+    const std::vector<platform::ProcessorSpec>&);
+template std::vector<platform::Speed> speeds_for<double>(
+    const deck::Deck&, const std::vector<platform::ProcessorSpec>&,
+    std::vector<std::unique_ptr<exec::Worker<double>>>&, bool, std::ostream&);
+template std::vector<platform::Speed> speeds_for<float>(
+    const deck::Deck&, const std::vector<platform::ProcessorSpec>&,
+    std::vector<std::unique_ptr<exec::Worker<float>>>&, bool, std::ostream&);
+
+}  // namespace cuboid::app

@@ -1,0 +1,317 @@
+#include "deck/deck.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+
+#include "util/error.hpp"
+
+namespace cuboid::deck {
+namespace {
+
+std::string position(const std::string& file, const toml::source_region& src) {
+  std::ostringstream os;
+  os << file << ":" << src.begin.line << ":" << src.begin.column;
+  return os.str();
+}
+
+// Where a key came from: a line of the deck, or a --set override.
+struct Origin {
+  std::string text;
+};
+
+[[noreturn]] void fail(const Origin& at, const std::string& key, const std::string& message) {
+  throw Error(at.text + ": " + key + ": " + message);
+}
+
+std::string describe(const toml::node& node) {
+  std::ostringstream os;
+  switch (node.type()) {
+    case toml::node_type::string: os << "the string \"" << *node.value<std::string>() << "\""; break;
+    case toml::node_type::integer: os << "the integer " << *node.value<std::int64_t>(); break;
+    case toml::node_type::floating_point: os << "the number " << *node.value<double>(); break;
+    case toml::node_type::boolean: os << (*node.value<bool>() ? "true" : "false"); break;
+    case toml::node_type::array: os << "an array"; break;
+    case toml::node_type::table: os << "a table"; break;
+    default: os << "a " << node.type(); break;
+  }
+  return os.str();
+}
+
+std::int64_t get_int(const toml::node& node, const Origin& at, const std::string& key,
+                     std::int64_t lo, std::int64_t hi) {
+  auto v = node.value_exact<std::int64_t>();
+  if (!v) fail(at, key, "expected an integer, got " + describe(node));
+  if (*v < lo || *v > hi) {
+    fail(at, key, std::to_string(*v) + " is out of range: it must be between " + std::to_string(lo) +
+                      " and " + std::to_string(hi));
+  }
+  return *v;
+}
+
+double get_number(const toml::node& node, const Origin& at, const std::string& key) {
+  std::optional<double> v;
+  if (node.is_integer()) v = double(*node.value<std::int64_t>());
+  if (node.is_floating_point()) v = *node.value<double>();
+  if (!v) fail(at, key, "expected a number, got " + describe(node));
+  if (!std::isfinite(*v)) fail(at, key, "must be a finite number, got " + describe(node));
+  return *v;
+}
+
+bool get_bool(const toml::node& node, const Origin& at, const std::string& key) {
+  auto v = node.value_exact<bool>();
+  if (!v) fail(at, key, "expected true or false, got " + describe(node));
+  return *v;
+}
+
+std::string get_string(const toml::node& node, const Origin& at, const std::string& key) {
+  auto v = node.value_exact<std::string>();
+  if (!v) fail(at, key, "expected a string, got " + describe(node));
+  return *v;
+}
+
+template <class T>
+T get_choice(const toml::node& node, const Origin& at, const std::string& key,
+             const std::vector<std::pair<std::string, T>>& choices) {
+  const std::string s = get_string(node, at, key);
+  std::string names;
+  for (const auto& [name, value] : choices) {
+    if (name == s) return value;
+    names += (names.empty() ? "" : ", ") + ("\"" + name + "\"");
+  }
+  fail(at, key, "\"" + s + "\" is not one of " + names);
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+using Setter = std::function<void(Deck&, const toml::node&, const Origin&, const std::string&)>;
+
+// Every key a deck may hold. Adding a key means adding a line here and a row in docs/decks.md.
+const std::map<std::string, Setter>& keys() {
+  static const std::map<std::string, Setter> table = [] {
+    std::map<std::string, Setter> t;
+    constexpr std::int64_t big = std::int64_t(1) << 40;
+    t["problem.m"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.m = get_int(n, at, k, 1, big); };
+    t["problem.n"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.n = get_int(n, at, k, 1, big); };
+    t["problem.k"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.k = get_int(n, at, k, 1, big); };
+    t["problem.tile"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.tile = get_int(n, at, k, 1, std::int64_t(1) << 20);
+    };
+    t["problem.precision"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.precision = get_choice<Precision>(
+          n, at, k, {{"double", Precision::float64}, {"float", Precision::float32}});
+    };
+    t["problem.alpha"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.alpha = get_number(n, at, k); };
+    t["problem.beta"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.beta = get_number(n, at, k); };
+    t["problem.seed"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.seed = std::uint64_t(get_int(n, at, k, 0, std::numeric_limits<std::int64_t>::max()));
+    };
+    t["problem.c_init"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.c_init = get_choice<CInit>(
+          n, at, k, {{"random", CInit::random}, {"zero", CInit::zero}, {"nan", CInit::nan}});
+    };
+    t["platform.processors"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const toml::array* arr = n.as_array();
+      if (!arr) fail(at, k, "expected a list of processor names such as [\"host\", \"cuda:0\"], got " + describe(n));
+      if (arr->empty()) fail(at, k, "the list is empty: name at least one processor, or remove the key to use every enabled space");
+      d.platform.processors.clear();
+      for (const toml::node& e : *arr) {
+        const std::string name = get_string(e, at, k);
+        if (std::find(d.platform.processors.begin(), d.platform.processors.end(), name) !=
+            d.platform.processors.end())
+          fail(at, k, "processor \"" + name + "\" is listed twice");
+        d.platform.processors.push_back(name);
+      }
+    };
+    t["platform.speeds"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      if (n.is_string()) {
+        if (get_string(n, at, k) != "measure")
+          fail(at, k, "expected \"measure\" or a list of positive numbers, got " + describe(n));
+        d.platform.measure_speeds = true;
+        d.platform.speeds.clear();
+        return;
+      }
+      const toml::array* arr = n.as_array();
+      if (!arr) fail(at, k, "expected \"measure\" or a list of positive numbers, got " + describe(n));
+      if (arr->empty()) fail(at, k, "the list is empty: give one speed per processor");
+      d.platform.measure_speeds = false;
+      d.platform.speeds.clear();
+      for (const toml::node& e : *arr) {
+        double v = get_number(e, at, k);
+        if (!(v > 0)) fail(at, k, "speed " + describe(e) + " is not positive");
+        d.platform.speeds.push_back(v);
+      }
+    };
+    t["platform.memory_budget_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      double v = get_number(n, at, k);
+      if (!(v > 0)) fail(at, k, "must be positive (MiB of processor memory a run may use), got " + describe(n));
+      d.platform.memory_budget_mib = v;
+    };
+    t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) { d.platform.use_speed_cache = get_bool(n, at, k); };
+    t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      std::vector<std::pair<std::string, partition::Algorithm>> c;
+      for (auto name : partition::algorithm_names()) c.emplace_back(std::string(name), *partition::parse_algorithm(name));
+      d.partition.algorithm = get_choice(n, at, k, c);
+    };
+    t["partition.discretization"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const std::string s = get_string(n, at, k);
+      if (s == "none")
+        fail(at, k, "\"none\" keeps the partition continuous, which cannot run: use \"rounded\" or \"precise\"");
+      d.partition.discretization = get_choice<partition::Discretization>(
+          n, at, k, {{"rounded", partition::Discretization::rounded}, {"precise", partition::Discretization::precise}});
+    };
+    t["run.repetitions"] = [](Deck& d, auto& n, auto& at, auto& k) { d.run.repetitions = int(get_int(n, at, k, 1, 100000)); };
+    t["run.warmup"] = [](Deck& d, auto& n, auto& at, auto& k) { d.run.warmup = int(get_int(n, at, k, 0, 100000)); };
+    t["run.validate"] = [](Deck& d, auto& n, auto& at, auto& k) { d.run.validate = get_bool(n, at, k); };
+    t["mpi.grid"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const toml::array* arr = n.as_array();
+      if (!arr || arr->size() != 2) fail(at, k, "expected two integers [rows, columns] of the process grid, got " + describe(n));
+      d.mpi.grid.clear();
+      for (const toml::node& e : *arr) d.mpi.grid.push_back(int(get_int(e, at, k, 1, 1 << 20)));
+    };
+    t["mpi.block"] = [](Deck& d, auto& n, auto& at, auto& k) { d.mpi.block = get_int(n, at, k, 1, std::int64_t(1) << 20); };
+    t["mpi.rank_speeds"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const toml::array* arr = n.as_array();
+      if (!arr || arr->empty()) fail(at, k, "expected a non-empty list of per-rank speed factors, got " + describe(n));
+      d.mpi.rank_speeds.clear();
+      for (const toml::node& e : *arr) {
+        double v = get_number(e, at, k);
+        if (v < 0) fail(at, k, "rank speed factor " + describe(e) + " is negative (0 gives a rank no work)");
+        d.mpi.rank_speeds.push_back(v);
+      }
+    };
+    t["mpi.full_check_max"] = [](Deck& d, auto& n, auto& at, auto& k) { d.mpi.full_check_max = get_int(n, at, k, 0, big); };
+    return t;
+  }();
+  return table;
+}
+
+const std::vector<std::string>& sections() {
+  static const std::vector<std::string> s = {"problem", "platform", "partition", "run", "mpi"};
+  return s;
+}
+
+std::string suggestion(const std::string& full) {
+  std::string best;
+  std::size_t best_d = 4;
+  for (const auto& [name, setter] : keys()) {
+    std::size_t d = edit_distance(full, name);
+    if (d < best_d) best_d = d, best = name;
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+void apply(Deck& deck, const std::string& full, const toml::node& node, const Origin& at) {
+  auto it = keys().find(full);
+  if (it == keys().end()) fail(at, full, "unknown key" + suggestion(full));
+  it->second(deck, node, at, full);
+  deck.where[full] = at.text;
+}
+
+// Cross-key checks: each names the key that has to change.
+void check(const Deck& d) {
+  const auto at = [&](const std::string& key) { return Origin{d.location(key)}; };
+  if (!d.platform.measure_speeds && !d.platform.processors.empty() &&
+      d.platform.speeds.size() != d.platform.processors.size()) {
+    fail(at("platform.speeds"), "platform.speeds",
+         std::to_string(d.platform.speeds.size()) + " speeds for " +
+             std::to_string(d.platform.processors.size()) + " processors: give one per processor");
+  }
+  const double tasks = double((d.problem.m + d.problem.tile - 1) / d.problem.tile) *
+                       double((d.problem.n + d.problem.tile - 1) / d.problem.tile) *
+                       double((d.problem.k + d.problem.tile - 1) / d.problem.tile);
+  if (tasks > 1e15) fail(at("problem.tile"), "problem.tile", "too many tile tasks; use a larger tile");
+}
+
+void parse_into(Deck& deck, const toml::table& root, const std::string& name) {
+  for (const auto& [sec_key, sec_node] : root) {
+    const std::string section(sec_key.str());
+    const Origin sec_at{position(name, sec_node.source())};
+    if (std::find(sections().begin(), sections().end(), section) == sections().end()) {
+      const Origin key_at{position(name, sec_key.source())};
+      if (!sec_node.is_table())
+        fail(key_at, section, "keys belong in a section: [problem], [platform], [partition], [run] or [mpi]");
+      fail(key_at, section, "unknown section [" + section + "]; sections are [problem], [platform], [partition], [run], [mpi]");
+    }
+    const toml::table* tbl = sec_node.as_table();
+    if (!tbl) fail(sec_at, section, "expected a section [" + section + "], got " + describe(sec_node));
+    for (const auto& [key, node] : *tbl) {
+      apply(deck, section + "." + std::string(key.str()), node, Origin{position(name, node.source())});
+    }
+  }
+}
+
+void apply_override(Deck& deck, const std::string& text) {
+  const Origin at{"--set " + text};
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error("--set " + text + ": expected section.key=value, e.g. --set problem.m=4096");
+  const std::string full = text.substr(0, eq);
+  const std::string value = text.substr(eq + 1);
+  if (full.find('.') == std::string::npos)
+    throw Error("--set " + text + ": the key must name its section, e.g. problem.m");
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + value);
+  } catch (const toml::parse_error&) {
+    // A bare word such as nrrp3d or cuda:0 is taken as a string.
+    parsed = toml::table{{"v", value}};
+  }
+  apply(deck, full, *parsed.get("v"), at);
+}
+
+}  // namespace
+
+std::string Deck::location(const std::string& key) const {
+  auto it = where.find(key);
+  return it != where.end() ? it->second : path + " (" + key + " not given; default)";
+}
+
+Deck parse_deck(const std::string& text, const std::string& name,
+                const std::vector<std::string>& overrides) {
+  Deck deck;
+  deck.path = name;
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw Error(position(name, e.source()) + ": " + std::string(e.description()));
+  }
+  parse_into(deck, root, name);
+  for (const auto& o : overrides) apply_override(deck, o);
+  check(deck);
+  return deck;
+}
+
+Deck load_deck(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open the deck (does the file exist and is it readable?)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_deck(ss.str(), path, overrides);
+}
+
+std::string to_string(Precision p) { return p == Precision::float64 ? "double" : "float"; }
+std::string to_string(CInit c) {
+  return c == CInit::random ? "random" : c == CInit::zero ? "zero" : "nan";
+}
+
+}  // namespace cuboid::deck

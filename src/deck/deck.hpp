@@ -1,0 +1,77 @@
+#pragma once
+// An input deck: what to multiply, on which processors, partitioned how, run how often.
+// docs/decks.md documents every key; load_deck() rejects anything else with file:line:column.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "partition/strategy.hpp"
+
+namespace cuboid::deck {
+
+enum class Precision { float64, float32 };
+enum class CInit { random, zero, nan };
+
+struct Problem {
+  std::int64_t m = 1024, n = 1024, k = 1024;
+  std::int64_t tile = 256;
+  Precision precision = Precision::float64;
+  double alpha = 1.0, beta = 0.0;
+  std::uint64_t seed = 2016;
+  CInit c_init = CInit::random;
+};
+
+struct Platform {
+  std::vector<std::string> processors;  // empty: every enabled space
+  bool measure_speeds = true;
+  std::vector<double> speeds;           // given speeds, when not measured
+  double memory_budget_mib = 0;         // 0: automatic, per processor
+  bool use_speed_cache = true;
+};
+
+struct Partition {
+  partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
+  partition::Discretization discretization = partition::Discretization::precise;
+};
+
+struct Run {
+  int repetitions = 3;
+  int warmup = 1;
+  bool validate = true;
+};
+
+// Across MPI ranks (issue: MPI layer). Ignored by single-process runs.
+struct Mpi {
+  std::vector<int> grid;               // process grid [P_r, P_c] of the block-cyclic layout; empty: near-square
+  std::int64_t block = 0;              // block-cyclic block size; 0: the tile size
+  std::vector<double> rank_speeds;     // speed factor per rank (scales each rank's measured speed)
+  std::int64_t full_check_max = 1 << 22;  // element-wise check when m*n is at most this
+};
+
+struct Deck {
+  std::string path;  // as given, for messages
+  Problem problem;
+  Platform platform;
+  Partition partition;
+  Run run;
+  Mpi mpi;
+  // "section.key" -> "file:line:column" (or "--set section.key") of every key that was given,
+  // so later stages can point at the line that caused an error.
+  std::map<std::string, std::string> where;
+
+  std::string location(const std::string& key) const;
+};
+
+// Reads `path`, applies `overrides` ("section.key=value", value in TOML syntax; a bare word is a
+// string), checks every key and value. Throws cuboid::Error naming file:line:column and key.
+Deck load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The same from TOML text (tests, and decks generated in memory); `name` stands for the file.
+Deck parse_deck(const std::string& text, const std::string& name,
+                const std::vector<std::string>& overrides = {});
+
+std::string to_string(Precision p);
+std::string to_string(CInit c);
+
+}  // namespace cuboid::deck

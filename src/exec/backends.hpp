@@ -1,0 +1,39 @@
+#pragma once
+// Execution/memory space triples for processors with their own memory.
+#include <Kokkos_Core.hpp>
+
+#include <array>
+
+#include "platform/device_backend.hpp"
+#include "platform/processor.hpp"
+
+namespace cuboid::exec {
+
+// A host-backed processor that behaves like a device: own buffers, explicit copies. Serial
+// keeps its copies and kernels off the OpenMP pool the host processor uses.
+struct StagedHostBackend {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  using exec_space = Kokkos::Serial;
+#else
+  using exec_space = Kokkos::DefaultHostExecutionSpace;
+#endif
+  using memory_space = Kokkos::HostSpace;
+  using staging_space = Kokkos::HostSpace;
+  static std::array<exec_space, 3> instances(const platform::ProcessorSpec&) {
+    return {exec_space(), exec_space(), exec_space()};
+  }
+};
+
+#if defined(KOKKOS_ENABLE_CUDA)
+struct CudaBackend {
+  using exec_space = Kokkos::Cuda;
+  using memory_space = Kokkos::CudaSpace;
+  using staging_space = Kokkos::CudaHostPinnedSpace;
+  static std::array<exec_space, 3> instances(const platform::ProcessorSpec&) {
+    auto v = platform::make_device_instances(3);
+    return {v[0], v[1], v[2]};
+  }
+};
+#endif
+
+}  // namespace cuboid::exec

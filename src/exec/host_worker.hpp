@@ -1,0 +1,70 @@
+#pragma once
+#include "exec/worker.hpp"
+#include "kokkos_ext/compat.hpp"
+
+namespace cuboid::exec {
+
+// The host processor: GEMMs on block views of A, B and C where they are, no copies.
+template <class Scalar>
+class HostWorker final : public Worker<Scalar> {
+  using space = Kokkos::DefaultHostExecutionSpace;
+
+ public:
+  explicit HostWorker(const platform::ProcessorSpec& spec) : Worker<Scalar>(spec) {}
+
+  void prepare(const ProcessorPlan&) override {}
+
+  WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx, double t0) override {
+    kokkos_ext::ScopedRegion region("cuboid::exec::host[" + this->spec_.name + "]");
+    set_thread_count(this->spec_.threads);
+    WorkerStats st;
+    const space exec;
+    for (const Step& step : plan.steps) {
+      const auto rows = std::make_pair(step.c.i0, step.c.i1);
+      const auto cols = std::make_pair(step.c.j0, step.c.j1);
+      const auto inner = std::make_pair(step.l0, step.l1);
+      auto a = Kokkos::subview(ctx.A, rows, inner);
+      auto b = Kokkos::subview(ctx.B, inner, cols);
+      const Scalar beta = step.beta == BetaUse::one ? Scalar(1) : step.beta == BetaUse::zero ? Scalar(0) : ctx.beta;
+      const double t = now_seconds();
+      if (step.dest < 0) {
+        kokkos_ext::gemm(exec, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));
+      } else {
+        const Rect& r = ctx.partial_rects[std::size_t(step.dest)];
+        auto c = Kokkos::subview(ctx.partials[std::size_t(step.dest)],
+                                 std::make_pair(step.c.i0 - r.i0, step.c.i1 - r.i0),
+                                 std::make_pair(step.c.j0 - r.j0, step.c.j1 - r.j0));
+        kokkos_ext::gemm(exec, ctx.alpha, a, b, beta, c);
+      }
+      exec.fence();
+      st.busy_s += now_seconds() - t;
+      st.flops += step.flops();
+      ++st.steps;
+    }
+    st.finish_s = now_seconds() - t0;
+    return st;
+  }
+
+  double measure_gemm_rate(std::int64_t s, double max_seconds) override {
+    set_thread_count(this->spec_.threads);
+    HostMatrix<Scalar> A("cuboid::calibrate::A", s, s), B("cuboid::calibrate::B", s, s),
+        C("cuboid::calibrate::C", s, s);
+    Kokkos::deep_copy(A, Scalar(0.5));
+    Kokkos::deep_copy(B, Scalar(0.25));
+    const space exec;
+    kokkos_ext::gemm(exec, Scalar(1), A, B, Scalar(0), C);
+    exec.fence();
+    double best = 0, spent = 0;
+    for (int r = 0; r < 20 && spent < max_seconds; ++r) {
+      const double t = now_seconds();
+      kokkos_ext::gemm(exec, Scalar(1), A, B, Scalar(0), C);
+      exec.fence();
+      const double dt = now_seconds() - t;
+      spent += dt;
+      best = std::max(best, 2.0 * double(s) * double(s) * double(s) / dt / 1e9);
+    }
+    return best;
+  }
+};
+
+}  // namespace cuboid::exec

@@ -1,0 +1,43 @@
+#pragma once
+// Host matrices and their deterministic contents: any rank can generate any block of A, B or
+// C from the seed alone, which is what lets the MPI layer start from a distributed layout.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace cuboid::exec {
+
+template <class Scalar>
+using HostMatrix = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+
+enum class MatrixId : std::uint64_t { A = 1, B = 2, C = 3 };
+
+// Counter-based generator (splitmix64 finaliser): element (i, j) of matrix `id`, in [-1, 1).
+KOKKOS_INLINE_FUNCTION double element_value(std::uint64_t seed, MatrixId id, std::int64_t i,
+                                            std::int64_t j) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + std::uint64_t(id) * 0xD1B54A32D192ED03ull +
+                    std::uint64_t(i) * 0xBF58476D1CE4E5B9ull + std::uint64_t(j) * 0x94D049BB133111EBull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z = z ^ (z >> 31);
+  return double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+// Fills `M` with the elements of rows row0.. and columns col0.. of the global matrix `id`.
+template <class Scalar>
+void fill_random(const HostMatrix<Scalar>& M, std::uint64_t seed, MatrixId id,
+                 std::int64_t row0 = 0, std::int64_t col0 = 0) {
+  using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+  Kokkos::parallel_for(
+      "cuboid::exec::fill_random", policy({0, 0}, {M.extent(0), M.extent(1)}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+        M(i, j) = Scalar(element_value(seed, id, row0 + i, col0 + j));
+      });
+}
+
+template <class Scalar>
+void fill_value(const HostMatrix<Scalar>& M, Scalar value) {
+  Kokkos::deep_copy(M, value);
+}
+
+}  // namespace cuboid::exec

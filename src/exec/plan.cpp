@@ -1,0 +1,193 @@
+#include "exec/plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace cuboid::exec {
+namespace {
+
+// A dense map over C tiles: small (M*N ints) even for large problems at usual tile sizes.
+template <class T>
+class TileGrid {
+ public:
+  TileGrid(std::int64_t rows, std::int64_t cols, T init)
+      : rows_(rows), cols_(cols), cells_(std::size_t(rows * cols), init) {}
+  T& at(std::int64_t i, std::int64_t j) { return cells_[std::size_t(i + rows_ * j)]; }
+  std::int64_t rows() const { return rows_; }
+  std::int64_t cols() const { return cols_; }
+
+ private:
+  std::int64_t rows_, cols_;
+  std::vector<T> cells_;
+};
+
+Rect to_elements(const partition::TileBox& b, std::int64_t m, std::int64_t n, std::int64_t tile) {
+  return Rect{b.lo[0] * tile, std::min(b.hi[0] * tile, m), b.lo[1] * tile,
+              std::min(b.hi[1] * tile, n)};
+}
+
+// Cuts a piece into steps that fit `budget` elements of buffers. Keeps C blocks as large as
+// possible (they are the expensive part to move) and streams along k first.
+void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int64_t tile,
+                      std::int64_t budget, std::vector<std::tuple<Rect, std::int64_t, std::int64_t>>& out) {
+  const std::int64_t depth = l1 - l0;
+  if (budget <= 0 || staged_footprint(c.rows(), c.cols(), depth) <= budget) {
+    out.emplace_back(c, l0, l1);
+    return;
+  }
+  // Deepest panel (a multiple of the tile) that fits next to this C block.
+  const std::int64_t room = budget - 2 * c.rows() * c.cols();
+  std::int64_t panel = room > 0 ? room / (2 * (c.rows() + c.cols())) : 0;
+  if (panel >= std::min(depth, tile)) {
+    if (panel < depth) panel = std::max(tile, panel / tile * tile);
+    for (std::int64_t l = l0; l < l1; l += panel) out.emplace_back(c, l, std::min(l1, l + panel));
+    return;
+  }
+  // The C block itself is too large: halve its longer side on a tile boundary.
+  if (c.rows() <= tile && c.cols() <= tile) {
+    // One tile does not fit with a one-tile panel: stream at element granularity.
+    const std::int64_t p = std::max<std::int64_t>(1, room / (2 * (c.rows() + c.cols())));
+    if (room <= 0) throw std::runtime_error("memory budget too small for a single tile");
+    for (std::int64_t l = l0; l < l1; l += p) out.emplace_back(c, l, std::min(l1, l + p));
+    return;
+  }
+  Rect a = c, b = c;
+  if (c.rows() >= c.cols()) {
+    std::int64_t mid = c.i0 + std::max(tile, (c.rows() / 2) / tile * tile);
+    a.i1 = mid, b.i0 = mid;
+  } else {
+    std::int64_t mid = c.j0 + std::max(tile, (c.cols() / 2) / tile * tile);
+    a.j1 = mid, b.j0 = mid;
+  }
+  split_for_budget(a, l0, l1, tile, budget, out);
+  split_for_budget(b, l0, l1, tile, budget, out);
+}
+
+}  // namespace
+
+std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
+  return 2 * (rows * depth + depth * cols) + 2 * rows * cols;
+}
+
+Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, std::int64_t n,
+               std::int64_t k, std::int64_t tile, const PlanOptions& options) {
+  if (tile <= 0 || m <= 0 || n <= 0 || k <= 0) throw std::invalid_argument("make_plan: empty problem");
+  const std::int64_t M = (m + tile - 1) / tile, N = (n + tile - 1) / tile, K = (k + tile - 1) / tile;
+  const int p = int(zones.size());
+  Plan plan;
+  plan.m = m, plan.n = n, plan.k = k, plan.tile = tile;
+  plan.processors.resize(std::size_t(p));
+
+  // Owner of each C tile, and whether several processors contribute to it.
+  TileGrid<int> owner(M, N, -1);
+  for (int q = 0; q < p; ++q) {
+    for (const auto& b : zones[std::size_t(q)]) {
+      if (b.empty()) continue;
+      if (b.lo[0] < 0 || b.hi[0] > M || b.lo[1] < 0 || b.hi[1] > N || b.lo[2] < 0 || b.hi[2] > K)
+        throw std::invalid_argument("make_plan: a piece lies outside the tile cuboid");
+      for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
+        for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) {
+          int& o = owner.at(i, j);
+          if (o == -1) o = q;
+          else if (o != q) plan.k_split = true;
+        }
+    }
+  }
+
+  TileGrid<char> beta_done(M, N, 0);  // beta already applied by a direct first-touch GEMM
+  std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> partial_of;
+  for (int q = 0; q < p; ++q) {
+    ProcessorPlan& pp = plan.processors[std::size_t(q)];
+    const std::int64_t budget =
+        q < int(options.budget_elements.size()) ? options.budget_elements[std::size_t(q)] : 0;
+    TileGrid<char> touched(M, N, 0);  // by this processor's direct steps so far
+    int piece_index = 0;
+    for (const auto& b : zones[std::size_t(q)]) {
+      if (b.empty()) continue;
+      pp.tasks += b.volume();
+      bool direct = true, fresh = true;
+      for (std::int64_t j = b.lo[1]; j < b.hi[1] && direct; ++j)
+        for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) {
+          if (owner.at(i, j) != q) {
+            direct = false;
+            break;
+          }
+          if (touched.at(i, j)) fresh = false;
+        }
+      const Rect c = to_elements(b, m, n, tile);
+      const std::int64_t l0 = b.lo[2] * tile, l1 = std::min(b.hi[2] * tile, k);
+      int dest = -1;
+      BetaUse first_beta = BetaUse::one;
+      if (direct) {
+        if (fresh && !options.beta_is_one) {
+          first_beta = BetaUse::beta;
+          for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
+            for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) beta_done.at(i, j) = 1;
+        }
+        for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
+          for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) touched.at(i, j) = 1;
+      } else {
+        auto key = std::make_tuple(q, c.i0, c.i1, c.j0, c.j1);
+        auto it = partial_of.find(key);
+        if (it == partial_of.end()) {
+          dest = int(plan.partials.size());
+          plan.partials.push_back(PartialBuffer{q, c});
+          partial_of.emplace(key, dest);
+          first_beta = BetaUse::zero;
+        } else {
+          dest = it->second;
+        }
+      }
+      std::vector<std::tuple<Rect, std::int64_t, std::int64_t>> parts;
+      split_for_budget(c, l0, l1, tile, budget, parts);
+      // Steps on the same sub-block follow each other, so the block stays resident.
+      for (std::size_t s = 0; s < parts.size(); ++s) {
+        const auto& [rect, a, z] = parts[s];
+        Step st;
+        st.c = rect, st.l0 = a, st.l1 = z, st.dest = dest, st.piece = piece_index;
+        const bool continues = s > 0 && std::get<0>(parts[s - 1]) == rect;
+        st.beta = continues ? BetaUse::one : first_beta;
+        // The first GEMM on a block needs the old C unless it overwrites it (beta 0).
+        st.c_in = !continues && st.beta != BetaUse::zero &&
+                  !(st.beta == BetaUse::beta && options.beta_is_zero);
+        const bool last = s + 1 == parts.size() || !(std::get<0>(parts[s + 1]) == rect);
+        st.c_out = last;
+        pp.flops += st.flops();
+        pp.max_a = std::max(pp.max_a, rect.rows() * st.depth());
+        pp.max_b = std::max(pp.max_b, st.depth() * rect.cols());
+        pp.max_c = std::max(pp.max_c, rect.rows() * rect.cols());
+        pp.steps.push_back(st);
+      }
+      ++piece_index;
+    }
+    pp.pieces = piece_index;
+  }
+
+  // Every C tile must be covered by some zone; those whose beta no GEMM applied get a pre-pass.
+  if (!options.beta_is_one) {
+    for (std::int64_t j = 0; j < N; ++j) {
+      std::int64_t i = 0;
+      while (i < M) {
+        if (beta_done.at(i, j)) {
+          ++i;
+          continue;
+        }
+        std::int64_t e = i;
+        while (e < M && !beta_done.at(e, j)) ++e;
+        plan.prescale.push_back(Rect{i * tile, std::min(e * tile, m), j * tile, std::min((j + 1) * tile, n)});
+        i = e;
+      }
+    }
+  }
+  for (std::int64_t j = 0; j < N; ++j)
+    for (std::int64_t i = 0; i < M; ++i)
+      if (owner.at(i, j) == -1)
+        throw std::invalid_argument("make_plan: C tile (" + std::to_string(i) + "," +
+                                    std::to_string(j) + ") belongs to no zone");
+  return plan;
+}
+
+}  // namespace cuboid::exec

@@ -1,0 +1,79 @@
+#pragma once
+// From tile zones to the steps each processor executes. Pure C++: no Kokkos, testable alone.
+//
+// Rules that make the result independent of the partition (up to reassociation):
+// - C is owned tile by tile by the lowest-numbered processor whose zone touches the tile.
+//   A piece whose C block lies entirely in tiles its processor owns writes C directly; any
+//   other piece writes a private partial buffer, and the partials are added to C after all
+//   processors finish, in a fixed order (processor, then buffer) -- the paper's "Redux".
+// - beta is applied exactly once per C element: by the first direct piece that touches a whole
+//   untouched block, otherwise by a pre-pass over the remaining tiles before the run.
+// - Pieces larger than a processor's memory budget are cut into sub-blocks of C and panels
+//   along k; consecutive steps on the same C block keep it resident.
+#include <cstdint>
+#include <vector>
+
+#include "partition/box.hpp"
+
+namespace cuboid::exec {
+
+struct Rect {  // [i0,i1) x [j0,j1) in elements of C
+  std::int64_t i0 = 0, i1 = 0, j0 = 0, j1 = 0;
+  std::int64_t rows() const { return i1 - i0; }
+  std::int64_t cols() const { return j1 - j0; }
+  friend bool operator==(const Rect& a, const Rect& b) {
+    return a.i0 == b.i0 && a.i1 == b.i1 && a.j0 == b.j0 && a.j1 == b.j1;
+  }
+};
+
+enum class BetaUse { beta, zero, one };  // the beta of one GEMM: the user's, 0, or 1
+
+struct Step {
+  Rect c;                     // the C block
+  std::int64_t l0 = 0, l1 = 0;  // the inner range (k) in elements
+  int dest = -1;              // -1: C itself; otherwise an index into Plan::partials
+  BetaUse beta = BetaUse::one;
+  bool c_in = false;   // a staged processor brings the C block in before this GEMM
+  bool c_out = false;  // ...and drains it after this GEMM (the last step on this block)
+  int piece = 0;       // which piece of the zone it comes from
+  std::int64_t depth() const { return l1 - l0; }
+  double flops() const { return 2.0 * double(c.rows()) * double(c.cols()) * double(depth()); }
+};
+
+struct PartialBuffer {
+  int processor = 0;
+  Rect c;
+};
+
+struct ProcessorPlan {
+  std::vector<Step> steps;
+  int pieces = 0;
+  double tasks = 0;  // tile tasks in the zone
+  double flops = 0;
+  // Largest panels and blocks of any step: what a staged processor allocates (elements).
+  std::int64_t max_a = 0, max_b = 0, max_c = 0;
+};
+
+struct Plan {
+  std::int64_t m = 0, n = 0, k = 0, tile = 0;
+  std::vector<ProcessorPlan> processors;
+  std::vector<PartialBuffer> partials;  // reduced into C in this order
+  std::vector<Rect> prescale;           // C blocks to scale by beta (or zero) before the run
+  bool k_split = false;                 // some C tile has contributions from several processors
+};
+
+struct PlanOptions {
+  bool beta_is_one = false;  // then nothing needs scaling and no GEMM needs the old C scaled
+  bool beta_is_zero = false; // then a GEMM that applies beta needs no old C at all
+  // Elements each processor may hold at once (A and B panels double-buffered, two C blocks);
+  // 0 means it works in place and needs no buffers.
+  std::vector<std::int64_t> budget_elements;
+};
+
+Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, std::int64_t n,
+               std::int64_t k, std::int64_t tile, const PlanOptions& options);
+
+// The buffers a staged processor needs for the given block shape (elements).
+std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t depth);
+
+}  // namespace cuboid::exec

@@ -1,0 +1,46 @@
+#include "exec/worker.hpp"
+
+#include <chrono>
+
+#include "exec/backends.hpp"
+#include "exec/host_worker.hpp"
+#include "exec/staged_worker.hpp"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace cuboid::exec {
+
+void set_thread_count(int threads) {
+#if defined(_OPENMP)
+  if (threads > 0) omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+template <class Scalar>
+std::unique_ptr<Worker<Scalar>> make_worker(const platform::ProcessorSpec& spec) {
+  switch (spec.kind) {
+    case platform::ProcessorKind::host: return std::make_unique<HostWorker<Scalar>>(spec);
+    case platform::ProcessorKind::staged:
+      return std::make_unique<StagedWorker<Scalar, StagedHostBackend>>(spec);
+    case platform::ProcessorKind::device:
+#if defined(KOKKOS_ENABLE_CUDA)
+      return std::make_unique<StagedWorker<Scalar, CudaBackend>>(spec);
+#else
+      break;
+#endif
+  }
+  throw std::logic_error("no worker for processor " + spec.name + " in this build");
+}
+
+template std::unique_ptr<Worker<double>> make_worker<double>(const platform::ProcessorSpec&);
+template std::unique_ptr<Worker<float>> make_worker<float>(const platform::ProcessorSpec&);
+
+}  // namespace cuboid::exec

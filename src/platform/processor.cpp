@@ -1,0 +1,171 @@
+#include "platform/processor.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <KokkosKernels_config.h>
+
+#include <algorithm>
+#include <sstream>
+#include <thread>
+
+#include "kokkos_ext/compat.hpp"
+#include "platform/device_backend.hpp"
+#include "util/error.hpp"
+#include "util/host_memory.hpp"
+
+namespace cuboid::platform {
+
+std::string to_string(ProcessorKind k) {
+  switch (k) {
+    case ProcessorKind::host: return "host";
+    case ProcessorKind::staged: return "staged";
+    case ProcessorKind::device: return "device";
+  }
+  return "?";
+}
+
+std::vector<std::string> default_processor_names() {
+  std::vector<std::string> names{"host"};
+  const std::string backend = device_backend_name();
+  for (int d = 0; d < device_count(); ++d) names.push_back("cuda:" + std::to_string(d));
+  return names;
+}
+
+namespace {
+
+int host_threads() {
+  int t = int(Kokkos::DefaultHostExecutionSpace().concurrency());
+  return std::max(1, t);
+}
+
+bool parse_indexed(const std::string& name, const std::string& prefix, int& index) {
+  if (name == prefix) {
+    index = 0;
+    return true;
+  }
+  if (name.rfind(prefix + ":", 0) != 0) return false;
+  const std::string digits = name.substr(prefix.size() + 1);
+  if (digits.empty() || digits.size() > 4 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+    return false;
+  index = std::stoi(digits);
+  return true;
+}
+
+}  // namespace
+
+std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& names,
+                                              const std::string& where) {
+  std::vector<ProcessorSpec> out;
+  int host_side = 0;
+  for (const auto& name : names) {
+    ProcessorSpec p;
+    p.name = name;
+    int index = 0;
+    if (name == "host") {
+      p.kind = ProcessorKind::host;
+      p.space = Kokkos::DefaultHostExecutionSpace::name();
+      p.memory_space = "HostSpace";
+      p.memory_bytes = host_memory_available();
+      p.description = "the host's cores working on the matrices in place";
+      ++host_side;
+    } else if (parse_indexed(name, "staged", index)) {
+      p.kind = ProcessorKind::staged;
+      p.index = index;
+#if defined(KOKKOS_ENABLE_SERIAL)
+      p.space = Kokkos::Serial::name();
+#else
+      p.space = Kokkos::DefaultHostExecutionSpace::name();
+#endif
+      p.memory_space = "HostSpace (own buffers)";
+      p.memory_bytes = host_memory_available();
+      p.description = "host cores with their own buffers, filled and drained like a device";
+      ++host_side;
+    } else if (parse_indexed(name, "cuda", index)) {
+      if (device_backend_name() != "Cuda")
+        throw Error(where + ": processor \"" + name +
+                    "\" is not available: this build has no CUDA backend (build it with "
+                    "scripts/build-cuda); available here: host, staged");
+      const int count = device_count();
+      if (index >= count)
+        throw Error(where + ": processor \"" + name + "\" is not available: this node has " +
+                    std::to_string(count) + " CUDA device(s)");
+      const DeviceInfo info = device_info(index);
+      p.kind = ProcessorKind::device;
+      p.index = index;
+      p.space = "Cuda";
+      p.memory_space = "CudaSpace";
+      p.memory_bytes = info.free_bytes;
+      p.description = info.name;
+    } else {
+      throw Error(where + ": unknown processor \"" + name +
+                  "\": processors are \"host\", \"staged\" (or \"staged:N\") and \"cuda:N\"");
+    }
+    out.push_back(p);
+  }
+  if (out.empty()) throw Error(where + ": no processors");
+  // Host-side processors share the cores: each gets its own slice so that they do not fight.
+  const int total = host_threads();
+  const int share = std::max(1, total / std::max(1, host_side));
+  int given = 0, seen = 0;
+  for (auto& p : out) {
+    if (p.kind == ProcessorKind::device) continue;
+    ++seen;
+    p.threads = seen == host_side ? std::max(1, total - given) : share;
+    given += p.threads;
+  }
+  return out;
+}
+
+std::string describe_build() {
+  std::ostringstream os;
+  os << "Kokkos " << kokkos_ext::kokkos_version_string() << "\n";
+  os << "  execution spaces: ";
+#if defined(KOKKOS_ENABLE_SERIAL)
+  os << "Serial ";
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  os << "OpenMP ";
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+  os << "Threads ";
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  os << "Cuda ";
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  os << "HIP ";
+#endif
+  os << "\n  default space: " << Kokkos::DefaultExecutionSpace::name()
+     << ", default host space: " << Kokkos::DefaultHostExecutionSpace::name()
+     << " (concurrency " << Kokkos::DefaultHostExecutionSpace().concurrency() << ")\n";
+  os << "Kokkos Kernels TPLs: ";
+  bool any = false;
+#if defined(KOKKOSKERNELS_ENABLE_TPL_BLAS)
+  os << "BLAS ";
+  any = true;
+#endif
+#if defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS)
+  os << "cuBLAS ";
+  any = true;
+#endif
+  if (!any) os << "none (gemm uses Kokkos Kernels' own kernels)";
+  os << "\n  gemm takes an execution space: " << (CUBOID_HAVE_GEMM_WITH_SPACE ? "yes" : "no (before 3.6)")
+     << "\n";
+  os << "MPI: " << (CUBOID_ENABLE_MPI ? "enabled" : "disabled in this build") << "\n";
+  const int nd = device_count();
+  if (!device_backend_name().empty()) {
+    os << "Devices (" << device_backend_name() << "): " << nd << "\n";
+    for (int d = 0; d < nd; ++d) {
+      const DeviceInfo info = device_info(d);
+      os << "  cuda:" << d << "  " << info.name << ", compute capability " << info.compute_major
+         << "." << info.compute_minor << ", memory " << human_bytes(double(info.total_bytes))
+         << " (" << human_bytes(double(info.free_bytes)) << " free)\n";
+    }
+  }
+  os << "Host: " << hostname() << ", " << std::thread::hardware_concurrency()
+     << " hardware threads, " << human_bytes(double(host_memory_available())) << " available\n";
+  os << "cuboid " << CUBOID_VERSION << " (" << CUBOID_GIT_REVISION << "), " << CUBOID_COMPILER
+     << ", " << CUBOID_BUILD_TYPE << "\n";
+  return os.str();
+}
+
+}  // namespace cuboid::platform

@@ -1,0 +1,36 @@
+#pragma once
+// A processor is a memory node with its execution resources: the host with its cores, a
+// host-backed "staged" processor that copies in and out like a device, or one GPU.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuboid::platform {
+
+enum class ProcessorKind { host, staged, device };
+
+struct ProcessorSpec {
+  std::string name;  // "host", "staged", "staged:1", "cuda:0"
+  ProcessorKind kind = ProcessorKind::host;
+  int index = 0;     // staged:N or cuda:N
+  int threads = 0;   // host threads for its BLAS (host and staged); 0 for devices
+  std::string space; // the Kokkos execution space it runs on
+  std::string memory_space;
+  std::uint64_t memory_bytes = 0;  // what its own memory holds (host: available RAM)
+  std::string description;         // device name and so on, for `cuboid info`
+};
+
+std::string to_string(ProcessorKind k);
+
+// What `platform.processors` defaults to: the host and every device of the build.
+std::vector<std::string> default_processor_names();
+
+// Resolves names to processors, splitting host cores between host-side processors. Throws
+// cuboid::Error naming `where` when a processor does not exist in this build or on this node.
+std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& names,
+                                              const std::string& where);
+
+// Kokkos configuration in words, for `cuboid info`.
+std::string describe_build();
+
+}  // namespace cuboid::platform

@@ -1,0 +1,55 @@
+#pragma once
+// Everything a run reports, as plain data: filled by the app, printed as text or JSON.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuboid::report {
+
+struct ProcessorRecord {
+  std::string name, kind, space;
+  int threads = 0;
+  double speed_gflops = 0;
+  std::string speed_source;
+  double target_share = 0;  // speed / total speed
+  double volume = 0;        // tile tasks
+  double volume_share = 0;
+  int pieces = 0, steps = 0;
+  double busy_s = 0, stall_s = 0, finish_s = 0;
+  double h2d_bytes = 0, d2h_bytes = 0;
+  double flops = 0;
+  double predicted_s = 0;  // the model: flops / speed
+};
+
+struct RunRecord {
+  std::string deck;
+  std::int64_t m = 0, n = 0, k = 0, tile = 0;
+  std::string precision;
+  double alpha = 1, beta = 0;
+  std::uint64_t seed = 0;
+  std::string c_init;
+
+  std::vector<ProcessorRecord> processors;
+
+  std::string algorithm, discretization;
+  double ratio_to_lower_bound = 0, ratio_plain = 0, imbalance = 0;
+  bool k_split = false;
+  int partial_buffers = 0;
+  double partial_bytes = 0;
+  double partition_s = 0, calibration_s = 0;
+
+  int repetitions = 0, warmup = 0;
+  std::vector<double> times_s;
+  double min_s = 0, median_s = 0, max_s = 0;
+  double gflops = 0;  // 2mnk / median
+  double prescale_s = 0, reduce_s = 0;
+
+  bool validation_performed = false, validation_passed = false;
+  double validation_error = 0, validation_bound = 0;
+  std::string validation_method;
+
+  std::string build;  // Kokkos version, backends, TPLs
+  std::string host;
+};
+
+}  // namespace cuboid::report
