@@ -32,11 +32,13 @@ std::vector<Zone> partition_continuous(Algorithm a, const std::vector<double>& s
 
 // Exact tiling of [0,M)x[0,N)x[0,K) with one zone per processor, each merged into few maximal
 // boxes. `d` must be rounded or precise. Throws std::invalid_argument when there are more
-// processors than tasks or the input is malformed.
+// processors than tasks or the input is malformed. When every continuous box spans [0,K), the
+// tiles keep spanning it (PRECISE then counts C tiles, each worth K tasks).
 std::vector<TileZone> discretize(Discretization d, const std::vector<Zone>& zones,
                                  const std::vector<double>& speeds, const TileExtent& tiles);
 
-// partition_continuous followed by discretize: what the engine calls.
+// partition_continuous followed by discretize: what the engine calls. PRECISE counts C tiles for
+// the 2D algorithms (is_2d) and tile tasks for the others.
 std::vector<TileZone> partition_tiles(Algorithm a, Discretization d,
                                       const std::vector<double>& speeds, const TileExtent& tiles);
 

@@ -1,0 +1,211 @@
+#include "partition/geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cuboid::partition {
+namespace {
+
+// Segment tree over compressed y coordinates: cover counts and covered length per node.
+// The classic trick: a node's count is only changed by updates spanning it entirely, so no
+// push-down is needed and covered length is exact.
+class CoverTree {
+ public:
+  explicit CoverTree(std::vector<double> ys) : ys_(std::move(ys)) {
+    const std::size_t n = ys_.size() > 1 ? ys_.size() - 1 : 1;
+    count_.assign(4 * n, 0);
+    covered_.assign(4 * n, 0.0);
+  }
+  void add(std::size_t lo, std::size_t hi, int delta) {
+    if (lo < hi) update(1, 0, ys_.size() - 1, lo, hi, delta);
+  }
+  double covered() const { return covered_[1]; }
+
+ private:
+  void update(std::size_t node, std::size_t l, std::size_t r, std::size_t lo, std::size_t hi,
+              int delta) {
+    if (hi <= l || r <= lo) return;
+    if (lo <= l && r <= hi) {
+      count_[node] += delta;
+    } else {
+      const std::size_t mid = (l + r) / 2;
+      update(2 * node, l, mid, lo, hi, delta);
+      update(2 * node + 1, mid, r, lo, hi, delta);
+    }
+    if (count_[node] > 0) {
+      covered_[node] = ys_[r] - ys_[l];
+    } else if (r - l == 1) {
+      covered_[node] = 0.0;
+    } else {
+      covered_[node] = covered_[2 * node] + covered_[2 * node + 1];
+    }
+  }
+  std::vector<double> ys_;
+  std::vector<int> count_;
+  std::vector<double> covered_;
+};
+
+template <class Z>
+std::array<double, 3> projections_of(const Z& zone) {
+  // Plane of pi_A is (i,l), of pi_B (l,j), of pi_C (i,j).
+  static constexpr int axes[3][2] = {{0, 2}, {2, 1}, {0, 1}};
+  std::array<double, 3> out{};
+  std::vector<Rect> rects;
+  rects.reserve(zone.size());
+  for (int f = 0; f < 3; ++f) {
+    rects.clear();
+    for (const auto& b : zone) {
+      if (b.empty()) continue;
+      const int a = axes[f][0], c = axes[f][1];
+      rects.push_back({double(b.lo[a]), double(b.hi[a]), double(b.lo[c]), double(b.hi[c])});
+    }
+    out[f] = union_area(rects);
+  }
+  return out;
+}
+
+template <class Z>
+double volume_of(const Z& zone) {
+  double v = 0.0;
+  for (const auto& b : zone) v += b.volume();
+  return v;
+}
+
+template <class Z>
+Footprint footprint_of(const Z& zone) {
+  std::vector<std::array<double, 2>> is, js;
+  std::vector<Rect> rects;
+  for (const auto& b : zone) {
+    if (b.empty()) continue;
+    is.push_back({double(b.lo[0]), double(b.hi[0])});
+    js.push_back({double(b.lo[1]), double(b.hi[1])});
+    rects.push_back({double(b.lo[0]), double(b.hi[0]), double(b.lo[1]), double(b.hi[1])});
+  }
+  return {union_length(std::move(is)), union_length(std::move(js)), union_area(rects)};
+}
+
+}  // namespace
+
+double union_area(const std::vector<Rect>& rects) {
+  if (rects.empty()) return 0.0;
+  if (rects.size() == 1) {
+    const Rect& r = rects[0];
+    return std::max(0.0, r.x1 - r.x0) * std::max(0.0, r.y1 - r.y0);
+  }
+  std::vector<double> ys;
+  ys.reserve(2 * rects.size());
+  for (const Rect& r : rects) {
+    if (r.x0 < r.x1 && r.y0 < r.y1) {
+      ys.push_back(r.y0);
+      ys.push_back(r.y1);
+    }
+  }
+  if (ys.empty()) return 0.0;
+  std::sort(ys.begin(), ys.end());
+  ys.erase(std::unique(ys.begin(), ys.end()), ys.end());
+  struct Event {
+    double x;
+    int delta;
+    std::size_t lo, hi;
+  };
+  std::vector<Event> events;
+  events.reserve(2 * rects.size());
+  auto index = [&](double y) {
+    return std::size_t(std::lower_bound(ys.begin(), ys.end(), y) - ys.begin());
+  };
+  for (const Rect& r : rects) {
+    if (!(r.x0 < r.x1 && r.y0 < r.y1)) continue;
+    const std::size_t lo = index(r.y0), hi = index(r.y1);
+    events.push_back({r.x0, +1, lo, hi});
+    events.push_back({r.x1, -1, lo, hi});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.x < b.x || (a.x == b.x && a.delta < b.delta);
+  });
+  CoverTree tree(std::move(ys));
+  double area = 0.0;
+  double x = events.front().x;
+  for (const Event& e : events) {
+    area += tree.covered() * (e.x - x);
+    x = e.x;
+    tree.add(e.lo, e.hi, e.delta);
+  }
+  return area;
+}
+
+double union_length(std::vector<std::array<double, 2>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0.0, start = 0.0, end = 0.0;
+  bool open = false;
+  for (const auto& iv : intervals) {
+    if (!(iv[0] < iv[1])) continue;
+    if (open && iv[0] <= end) {
+      end = std::max(end, iv[1]);
+    } else {
+      if (open) total += end - start;
+      start = iv[0];
+      end = iv[1];
+      open = true;
+    }
+  }
+  if (open) total += end - start;
+  return total;
+}
+
+std::array<double, 3> projections(const Zone& zone) { return projections_of(zone); }
+std::array<double, 3> projections(const TileZone& zone) { return projections_of(zone); }
+double volume(const Zone& zone) { return volume_of(zone); }
+double volume(const TileZone& zone) { return volume_of(zone); }
+
+double half_surface(const Zone& zone) {
+  const auto p = projections(zone);
+  return p[0] + p[1] + p[2];
+}
+double half_surface(const TileZone& zone) {
+  const auto p = projections(zone);
+  return p[0] + p[1] + p[2];
+}
+
+double lower_bound_plain(double v) { return v > 0 ? 3.0 * std::cbrt(v * v) : 0.0; }
+
+double lower_bound(double v, const Extent& extent) {
+  if (!(v > 0)) return 0.0;
+  std::array<double, 3> d = extent;
+  std::sort(d.begin(), d.end());
+  const double edge = std::cbrt(v);
+  if (edge <= d[0]) return 3.0 * edge * edge;
+  const double s = std::sqrt(v / d[0]);
+  if (s <= d[1]) return 2.0 * d[0] * s + s * s;
+  const double e3 = v / (d[0] * d[1]);
+  return d[0] * d[1] + d[0] * e3 + d[1] * e3;
+}
+
+double aspect_ratio(const Box& b) {
+  const double e[3] = {b.extent(0), b.extent(1), b.extent(2)};
+  return std::max({e[0], e[1], e[2]}) / std::min({e[0], e[1], e[2]});
+}
+
+double second_aspect_ratio(const Box& b) {
+  std::array<double, 3> e = {b.extent(0), b.extent(1), b.extent(2)};
+  std::sort(e.begin(), e.end());
+  return e[2] / e[1];
+}
+
+Box bounding_box(const Zone& zone) {
+  Box out;
+  bool first = true;
+  for (const Box& b : zone) {
+    if (b.empty()) continue;
+    for (int d = 0; d < 3; ++d) {
+      out.lo[d] = first ? b.lo[d] : std::min(out.lo[d], b.lo[d]);
+      out.hi[d] = first ? b.hi[d] : std::max(out.hi[d], b.hi[d]);
+    }
+    first = false;
+  }
+  return out;
+}
+
+Footprint footprint(const Zone& zone) { return footprint_of(zone); }
+Footprint footprint(const TileZone& zone) { return footprint_of(zone); }
+
+}  // namespace cuboid::partition

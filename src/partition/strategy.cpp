@@ -1,0 +1,151 @@
+#include "partition/strategy.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "partition/algorithms.hpp"
+#include "partition/discretize.hpp"
+
+namespace cuboid::partition {
+namespace {
+
+constexpr std::array<std::pair<Algorithm, std::string_view>, 6> kAlgorithms = {{
+    {Algorithm::nrrp3d, "nrrp3d"},
+    {Algorithm::nrrp3d_2mode, "nrrp3d-2mode"},
+    {Algorithm::nrrp2d, "nrrp2d"},
+    {Algorithm::column, "column"},
+    {Algorithm::slab, "slab"},
+    {Algorithm::grid, "grid"},
+}};
+constexpr std::array<std::pair<Discretization, std::string_view>, 3> kDiscretizations = {{
+    {Discretization::none, "none"},
+    {Discretization::rounded, "rounded"},
+    {Discretization::precise, "precise"},
+}};
+
+template <class... Args>
+[[noreturn]] void fail(const Args&... args) {
+  std::ostringstream s;
+  (s << ... << args);
+  throw std::invalid_argument(s.str());
+}
+
+void check_speeds(const std::vector<double>& speeds) {
+  if (speeds.empty()) fail("no processors: at least one speed is needed");
+  for (std::size_t p = 0; p < speeds.size(); ++p)
+    if (!std::isfinite(speeds[p]) || !(speeds[p] > 0))
+      fail("speed ", p, " is ", speeds[p], ": speeds must be finite and positive");
+  long double total = 0.0L;
+  for (double w : speeds) total += w;
+  if (!std::isfinite(double(total))) fail("the sum of the speeds overflows");
+  // Beyond this spread the slowest zones are thinner than the rounding error of a coordinate.
+  const auto [slowest, fastest] = std::minmax_element(speeds.begin(), speeds.end());
+  if (*fastest / *slowest > 1e12)
+    fail("speeds range from ", *slowest, " to ", *fastest,
+         ": more than 12 orders of magnitude apart cannot be partitioned in double precision");
+}
+
+void check_tiles(std::size_t processors, const TileExtent& t) {
+  if (t[0] < 1 || t[1] < 1 || t[2] < 1)
+    fail("dimensions ", t[0], " x ", t[1], " x ", t[2],
+         " tiles: every dimension must be at least 1 tile");
+  // Cell keys and counts are 64-bit; keep a margin below 2^62.
+  if (double(t[0]) * double(t[1]) * double(t[2]) > 4.0e18)
+    fail("dimensions ", t[0], " x ", t[1], " x ", t[2], " tiles: too many tile tasks");
+  const std::int64_t tasks = t[0] * t[1] * t[2];
+  if (std::int64_t(processors) > tasks)
+    fail(processors, " processors but only ", tasks, " tile tasks");
+}
+
+}  // namespace
+
+std::string_view to_string(Algorithm a) {
+  for (const auto& [value, name] : kAlgorithms)
+    if (value == a) return name;
+  return "unknown";
+}
+
+std::string_view to_string(Discretization d) {
+  for (const auto& [value, name] : kDiscretizations)
+    if (value == d) return name;
+  return "unknown";
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view name) {
+  for (const auto& [value, n] : kAlgorithms)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::optional<Discretization> parse_discretization(std::string_view name) {
+  for (const auto& [value, n] : kDiscretizations)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> algorithm_names() {
+  std::vector<std::string_view> out;
+  for (const auto& entry : kAlgorithms) out.push_back(entry.second);
+  return out;
+}
+
+std::vector<std::string_view> discretization_names() {
+  std::vector<std::string_view> out;
+  for (const auto& entry : kDiscretizations) out.push_back(entry.second);
+  return out;
+}
+
+bool is_2d(Algorithm a) { return a == Algorithm::nrrp2d || a == Algorithm::column; }
+
+std::vector<Zone> partition_continuous(Algorithm a, const std::vector<double>& speeds,
+                                       const Extent& cuboid) {
+  check_speeds(speeds);
+  for (double e : cuboid)
+    if (!std::isfinite(e) || !(e > 0))
+      fail("cuboid ", cuboid[0], " x ", cuboid[1], " x ", cuboid[2],
+           ": every dimension must be finite and positive");
+  const Box box{{0.0, 0.0, 0.0}, cuboid};
+  switch (a) {
+    case Algorithm::nrrp3d:
+      return detail::nrrp3d(speeds, box, true);
+    case Algorithm::nrrp3d_2mode:
+      return detail::nrrp3d(speeds, box, false);
+    case Algorithm::nrrp2d:
+      return detail::nrrp2d(speeds, box);
+    case Algorithm::column:
+      return detail::column(speeds, box);
+    case Algorithm::slab:
+      return detail::slab(speeds, box);
+    case Algorithm::grid:
+      return detail::grid(speeds, box);
+  }
+  fail("unknown partition algorithm");
+}
+
+std::vector<TileZone> discretize(Discretization d, const std::vector<Zone>& zones,
+                                 const std::vector<double>& speeds, const TileExtent& tiles) {
+  if (d == Discretization::none)
+    fail("discretization 'none' keeps the continuous zones: choose rounded or precise");
+  check_speeds(speeds);
+  check_tiles(speeds.size(), tiles);
+  if (zones.size() != speeds.size())
+    fail(zones.size(), " zones for ", speeds.size(), " speeds: there must be one per processor");
+  // A partition that never splits l stays that way (the engine relies on it for 2D algorithms).
+  return discretize_zones(d, zones, speeds, tiles, spans_l(zones, double(tiles[2])));
+}
+
+std::vector<TileZone> partition_tiles(Algorithm a, Discretization d,
+                                      const std::vector<double>& speeds, const TileExtent& tiles) {
+  check_speeds(speeds);
+  check_tiles(speeds.size(), tiles);
+  if (d == Discretization::none)
+    fail("discretization 'none' keeps the continuous zones: choose rounded or precise");
+  const Extent extent = {double(tiles[0]), double(tiles[1]), double(tiles[2])};
+  return discretize_zones(d, partition_continuous(a, speeds, extent), speeds, tiles, is_2d(a));
+}
+
+}  // namespace cuboid::partition
