@@ -17,10 +17,11 @@ struct BasicBox {
   bool empty() const { return !(lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2]); }
   // Volume as double: integer boxes of 10^6 tiles per edge overflow 64-bit products.
   double volume() const {
-    return empty() ? 0.0
-                   : double(extent(0)) * double(extent(1)) * double(extent(2));
+    return empty() ? 0.0 : double(extent(0)) * double(extent(1)) * double(extent(2));
   }
-  friend bool operator==(const BasicBox& a, const BasicBox& b) { return a.lo == b.lo && a.hi == b.hi; }
+  friend bool operator==(const BasicBox& a, const BasicBox& b) {
+    return a.lo == b.lo && a.hi == b.hi;
+  }
   friend bool operator!=(const BasicBox& a, const BasicBox& b) { return !(a == b); }
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // Seeded random instances for the property tests: speed families and cuboid shapes.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>

@@ -1,0 +1,184 @@
+#include "app/cmd_partition.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "report/partition_json.hpp"
+#include "report/partition_svg.hpp"
+
+namespace cuboid::app {
+namespace {
+
+struct Options {
+  std::string dims, speeds, algorithm = "nrrp3d", discretize = "precise", json, svg;
+  std::size_t rows = 64;
+};
+
+std::vector<std::string> split_numbers(const std::string& text) {
+  std::string s = text;
+  for (char& c : s)
+    if (c == ',' || c == ';') c = ' ';
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string tok; in >> tok;) out.push_back(tok);
+  return out;
+}
+
+double parse_double(const std::string& tok, const std::string& what) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(tok, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != tok.size()) throw std::runtime_error(what + ": '" + tok + "' is not a number");
+  return v;
+}
+
+std::array<std::int64_t, 3> parse_dims(const std::string& text) {
+  const auto toks = split_numbers(text);
+  if (toks.size() != 3)
+    throw std::runtime_error("--dims wants three tile counts M,N,K, got '" + text + "'");
+  std::array<std::int64_t, 3> d{};
+  for (int i = 0; i < 3; ++i) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(toks[std::size_t(i)], &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != toks[std::size_t(i)].size() || v < 1)
+      throw std::runtime_error("--dims: '" + toks[std::size_t(i)] +
+                               "' is not a positive whole number of tiles");
+    d[std::size_t(i)] = v;
+  }
+  return d;
+}
+
+std::vector<double> parse_speeds(const std::string& arg) {
+  std::string text = arg;
+  if (!arg.empty() && arg[0] == '@') {
+    std::ifstream in(arg.substr(1));
+    if (!in) throw std::runtime_error("--speeds: cannot read '" + arg.substr(1) + "'");
+    std::ostringstream all;
+    all << in.rdbuf();
+    text = all.str();
+  }
+  std::vector<double> out;
+  for (const auto& tok : split_numbers(text)) out.push_back(parse_double(tok, "--speeds"));
+  if (out.empty()) throw std::runtime_error("--speeds: no speed given");
+  return out;
+}
+
+// Writes every (path, content) pair or none: contents go to temporary files first, renamed into
+// place only when all were written.
+void write_all(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::string> temps;
+  auto cleanup = [&] {
+    for (const auto& t : temps) std::remove(t.c_str());
+  };
+  for (const auto& [path, content] : files) {
+    const std::string tmp = path + ".tmp-cuboid";
+    temps.push_back(tmp);
+    std::ofstream out(tmp, std::ios::binary);
+    out << content;
+    out.close();
+    if (!out) {
+      cleanup();
+      throw std::runtime_error("cannot write '" + path + "'");
+    }
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (std::rename(temps[i].c_str(), files[i].first.c_str()) != 0) {
+      cleanup();
+      throw std::runtime_error("cannot write '" + files[i].first + "'");
+    }
+  }
+}
+
+void print_table(const report::PartitionResult& r, std::size_t rows, std::ostream& out) {
+  const auto& m = r.metrics;
+  out << fmt::format("cuboid {}x{}x{} tiles, {} processors, {} / {}\n", r.dims[0], r.dims[1],
+                     r.dims[2], r.speeds.size(), partition::to_string(r.algorithm),
+                     partition::to_string(r.discretization));
+  out << fmt::format("{:>7} {:>10} {:>13} {:>13} {:>7} {:>12} {:>12} {:>7}\n", "proc", "speed",
+                     "target", "volume", "pieces", "Hs", "L(V)", "Hs/L");
+  for (std::size_t p = 0; p < r.speeds.size() && p < rows; ++p) {
+    const auto& z = m.zones[p];
+    out << fmt::format("{:>7} {:>10.4g} {:>13.1f} {:>13.1f} {:>7} {:>12.1f} {:>12.1f} {:>7.3f}\n",
+                       p, z.speed, z.target_volume, z.volume, r.pieces[p].size(), z.hs,
+                       z.lower_bound, z.lower_bound > 0 ? z.hs / z.lower_bound : 0.0);
+  }
+  if (r.speeds.size() > rows)
+    out << fmt::format("{:>7} ({} more processors not shown; --rows or --json for all)\n", "...",
+                       r.speeds.size() - rows);
+  out << fmt::format(
+      "total: Hs {:.1f}, L {:.1f}, Hs/L {:.4f}, Hs/3V^(2/3) {:.4f}, imbalance {:.3g}, worst zone "
+      "Hs/L {:.4f}\n",
+      m.hs_total, m.lower_bound_total, m.ratio, m.ratio_plain, m.imbalance, m.worst_zone_ratio);
+}
+
+std::string names(const std::vector<std::string_view>& v) {
+  std::string s;
+  for (auto n : v) s += (s.empty() ? "" : ", ") + std::string(n);
+  return s;
+}
+
+void run(const Options& o) {
+  const auto dims = parse_dims(o.dims);
+  const auto speeds = parse_speeds(o.speeds);
+  const auto alg = partition::parse_algorithm(o.algorithm);
+  if (!alg)
+    throw std::runtime_error("unknown algorithm '" + o.algorithm +
+                             "' (choose from: " + names(partition::algorithm_names()) + ")");
+  const auto disc = partition::parse_discretization(o.discretize);
+  if (!disc)
+    throw std::runtime_error("unknown discretization '" + o.discretize +
+                             "' (choose from: " + names(partition::discretization_names()) + ")");
+  report::PartitionResult result;
+  try {
+    result = report::compute_partition(dims, *alg, *disc, speeds);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+  // Everything is rendered before any file is touched.
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!o.json.empty()) files.push_back({o.json, report::partition_to_json(result).dump() + "\n"});
+  if (!o.svg.empty()) files.push_back({o.svg, report::partition_to_svg(result)});
+  write_all(files);
+  print_table(result, o.rows, std::cout);
+}
+
+}  // namespace
+
+void add_partition_command(CLI::App& app) {
+  auto opts = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "partition", "Partition an M x N x K cuboid of tile tasks among processors of given speeds");
+  cmd->add_option("--dims", opts->dims, "Tile counts M,N,K")->required();
+  cmd->add_option("--speeds", opts->speeds,
+                  "Speeds w1,w2,... or @FILE (numbers separated by commas or whitespace)")
+      ->required();
+  cmd->add_option("--algorithm", opts->algorithm,
+                  "nrrp3d, nrrp3d-2mode, nrrp2d, column, slab or grid")
+      ->capture_default_str();
+  cmd->add_option("--discretize", opts->discretize,
+                  "precise (exact task counts), rounded (rounded cuts) or none (continuous)")
+      ->capture_default_str();
+  cmd->add_option("--json", opts->json, "Write the partition and its measures as JSON");
+  cmd->add_option("--svg", opts->svg, "Draw the partition as SVG");
+  cmd->add_option("--rows", opts->rows, "Processors listed in the table")->capture_default_str();
+  cmd->callback([opts] { run(*opts); });
+}
+
+}  // namespace cuboid::app

@@ -1,0 +1,164 @@
+#include "report/partition_svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace cuboid::report {
+namespace {
+
+constexpr double kDrawing = 520.0;  // size of the drawing area in px
+constexpr double kLegendWidth = 260.0;
+constexpr std::size_t kLegendRows = 40;
+
+// Well separated hues for neighbouring ids (golden angle), two lightness bands.
+std::string colour(std::size_t id, double lightness_shift = 0.0) {
+  const double hue = std::fmod(double(id) * 137.508, 360.0);
+  const double light = (id % 2 ? 48.0 : 62.0) + lightness_shift;
+  std::ostringstream s;
+  s.precision(4);
+  s << "hsl(" << hue << "," << 70 << "%," << std::clamp(light, 5.0, 95.0) << "%)";
+  return s.str();
+}
+
+struct Point {
+  double x, y;
+};
+
+void polygon(std::ostringstream& out, const std::vector<Point>& pts, const std::string& fill) {
+  out << "<polygon points=\"";
+  for (const Point& p : pts) out << p.x << "," << p.y << " ";
+  out << "\" fill=\"" << fill << "\" stroke=\"#222\" stroke-width=\"0.6\"/>\n";
+}
+
+bool never_splits_l(const PartitionResult& r) {
+  for (const auto& zone : r.pieces)
+    for (const Piece& p : zone)
+      if (p[4] != 0.0 || p[5] != double(r.dims[2])) return false;
+  return true;
+}
+
+void draw_face(std::ostringstream& out, const PartitionResult& r) {
+  // i downwards (rows of C), j to the right (columns of C).
+  const double scale = kDrawing / double(std::max(r.dims[0], r.dims[1]));
+  for (std::size_t p = 0; p < r.pieces.size(); ++p)
+    for (const Piece& b : r.pieces[p]) {
+      out << "<rect x=\"" << 20 + b[2] * scale << "\" y=\"" << 40 + b[0] * scale << "\" width=\""
+          << (b[3] - b[2]) * scale << "\" height=\"" << (b[1] - b[0]) * scale << "\" fill=\""
+          << colour(p) << "\" stroke=\"#222\" stroke-width=\"0.6\"/>\n";
+    }
+  out << "<text x=\"20\" y=\"30\" font-size=\"13\">C face (i down, j right); every zone spans "
+         "all of l</text>\n";
+}
+
+void draw_isometric(std::ostringstream& out, const PartitionResult& r) {
+  const double m = double(r.dims[0]), n = double(r.dims[1]), k = double(r.dims[2]);
+  const double c30 = std::cos(M_PI / 6), s30 = 0.5;
+  const double explode = 0.12;
+  // Screen coordinates before scaling; axis l points up.
+  auto project = [&](double x, double y, double z) {
+    return Point{(x - y) * c30, (x + y) * s30 - z};
+  };
+  // Fit the exploded cuboid into the drawing area.
+  double min_x = 1e300, max_x = -1e300, min_y = 1e300, max_y = -1e300;
+  for (double x : {-explode * m, m * (1 + explode)})
+    for (double y : {-explode * n, n * (1 + explode)})
+      for (double z : {-explode * k, k * (1 + explode)}) {
+        const Point q = project(x, y, z);
+        min_x = std::min(min_x, q.x);
+        max_x = std::max(max_x, q.x);
+        min_y = std::min(min_y, q.y);
+        max_y = std::max(max_y, q.y);
+      }
+  const double scale = kDrawing / std::max(max_x - min_x, max_y - min_y);
+  auto screen = [&](double x, double y, double z) {
+    const Point q = project(x, y, z);
+    return Point{20 + (q.x - min_x) * scale, 40 + (q.y - min_y) * scale};
+  };
+  struct Item {
+    double depth;
+    std::size_t owner;
+    Piece box;
+  };
+  std::vector<Item> items;
+  for (std::size_t p = 0; p < r.pieces.size(); ++p)
+    for (const Piece& b : r.pieces[p]) {
+      // Pull each piece away from the centre in proportion to its offset.
+      const double dx = explode * ((b[0] + b[1]) / 2 - m / 2);
+      const double dy = explode * ((b[2] + b[3]) / 2 - n / 2);
+      const double dz = explode * ((b[4] + b[5]) / 2 - k / 2);
+      const Piece moved = {b[0] + dx, b[1] + dx, b[2] + dy, b[3] + dy, b[4] + dz, b[5] + dz};
+      // Painter's order: far (small i + j, low l) first.
+      const double depth =
+          (moved[0] + moved[1]) / m + (moved[2] + moved[3]) / n + (moved[4] + moved[5]) / k;
+      items.push_back({depth, p, moved});
+    }
+  std::stable_sort(items.begin(), items.end(),
+                   [](const Item& a, const Item& b) { return a.depth < b.depth; });
+  for (const Item& it : items) {
+    const Piece& b = it.box;
+    // Visible faces: top (l = hi), front-right (i = hi), front-left (j = hi).
+    polygon(out,
+            {screen(b[0], b[2], b[5]), screen(b[1], b[2], b[5]), screen(b[1], b[3], b[5]),
+             screen(b[0], b[3], b[5])},
+            colour(it.owner, 12));
+    polygon(out,
+            {screen(b[1], b[2], b[4]), screen(b[1], b[3], b[4]), screen(b[1], b[3], b[5]),
+             screen(b[1], b[2], b[5])},
+            colour(it.owner, -10));
+    polygon(out,
+            {screen(b[0], b[3], b[4]), screen(b[1], b[3], b[4]), screen(b[1], b[3], b[5]),
+             screen(b[0], b[3], b[5])},
+            colour(it.owner, 0));
+  }
+  out << "<text x=\"20\" y=\"30\" font-size=\"13\">Isometric, exploded: i to the lower right, j "
+         "to the lower left, l up</text>\n";
+}
+
+}  // namespace
+
+std::string partition_to_svg(const PartitionResult& r, std::size_t max_pieces) {
+  std::size_t count = 0;
+  for (const auto& z : r.pieces) count += z.size();
+  if (count > max_pieces)
+    throw std::runtime_error("the picture would draw " + std::to_string(count) + " pieces (limit " +
+                             std::to_string(max_pieces) +
+                             "): use fewer processors or tiles for --svg");
+  const std::size_t rows = std::min(r.pieces.size(), kLegendRows);
+  const double height = std::max(kDrawing + 80, 70.0 + 18.0 * double(rows + 6));
+  std::ostringstream out;
+  out.precision(5);
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kDrawing + kLegendWidth + 40
+      << "\" height=\"" << height << "\" font-family=\"sans-serif\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  if (never_splits_l(r)) {
+    draw_face(out, r);
+  } else {
+    draw_isometric(out, r);
+  }
+  // Legend and summary.
+  double total_speed = 0.0;
+  for (double s : r.speeds) total_speed += s;
+  const double lx = kDrawing + 50;
+  out << "<text x=\"" << lx << "\" y=\"30\" font-size=\"13\" font-weight=\"bold\">"
+      << partition::to_string(r.algorithm) << " / " << partition::to_string(r.discretization)
+      << ", " << r.dims[0] << "x" << r.dims[1] << "x" << r.dims[2] << " tiles</text>\n";
+  out << "<text x=\"" << lx
+      << "\" y=\"48\" font-size=\"12\">sum Hs / sum L(V) = " << r.metrics.ratio << ", imbalance "
+      << r.metrics.imbalance << "</text>\n";
+  for (std::size_t p = 0; p < rows; ++p) {
+    const double y = 70 + 18.0 * double(p);
+    out << "<rect x=\"" << lx << "\" y=\"" << y - 11 << "\" width=\"12\" height=\"12\" fill=\""
+        << colour(p) << "\" stroke=\"#222\" stroke-width=\"0.6\"/>\n";
+    out << "<text x=\"" << lx + 18 << "\" y=\"" << y << "\" font-size=\"12\">P" << p << "  speed "
+        << r.speeds[p] << "  share " << 100.0 * r.speeds[p] / total_speed << "%</text>\n";
+  }
+  if (r.pieces.size() > rows)
+    out << "<text x=\"" << lx << "\" y=\"" << 70 + 18.0 * double(rows)
+        << "\" font-size=\"12\">… and " << r.pieces.size() - rows << " more processors</text>\n";
+  out << "</svg>\n";
+  return out.str();
+}
+
+}  // namespace cuboid::report
