@@ -52,7 +52,8 @@ class StagedWorker final : public Worker<Scalar> {
       slot_of_step[s] = c_slot;
     }
 
-    prepare_inputs(0, steps, slot_of_step, ctx, st);
+    prepare_inputs(0, steps, ctx, st);
+    prepare_c(0, steps, slot_of_step, ctx, st);
     for (std::size_t s = 0; s < steps.size(); ++s) {
       const Step& step = steps[s];
       const int ab = int(s % 2);
@@ -67,7 +68,14 @@ class StagedWorker final : public Worker<Scalar> {
       const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
       const Scalar beta = step.beta == BetaUse::one ? Scalar(1) : step.beta == BetaUse::zero ? Scalar(0) : ctx.beta;
       kokkos_ext::gemm(compute, ctx.alpha, a, b, beta, c);
-      if (s + 1 < steps.size()) prepare_inputs(s + 1, steps, slot_of_step, ctx, st);
+      // The next step's old C may be what this step is about to produce: then it is fetched
+      // only after this step's block has been drained.
+      const bool next = s + 1 < steps.size();
+      const bool c_waits = next && steps[s + 1].c_in && step.c_out && overlaps(step, steps[s + 1]);
+      if (next) {
+        prepare_inputs(s + 1, steps, ctx, st);
+        if (!c_waits) prepare_c(s + 1, steps, slot_of_step, ctx, st);
+      }
       compute.fence();
       st.busy_s += now_seconds() - t;
       st.flops += step.flops();
@@ -79,6 +87,7 @@ class StagedWorker final : public Worker<Scalar> {
         pending_[cs] = Pending{true, step};
         st.d2h_bytes += double(step.c.rows() * step.c.cols()) * sizeof(Scalar);
       }
+      if (c_waits) prepare_c(s + 1, steps, slot_of_step, ctx, st);
     }
     complete_drains(ctx);
     st.finish_s = now_seconds() - t0;
@@ -155,8 +164,9 @@ class StagedWorker final : public Worker<Scalar> {
       std::memcpy(&dst(i0, j), src + (j - j0) * rows, std::size_t(rows) * sizeof(Scalar));
   }
 
-  void prepare_inputs(std::size_t s, const std::vector<Step>& steps, const std::vector<int>& slot_of_step,
-                      const RunContext<Scalar>& ctx, WorkerStats& st) {
+  // Packs and sends step s's A and B panels.
+  void prepare_inputs(std::size_t s, const std::vector<Step>& steps, const RunContext<Scalar>& ctx,
+                      WorkerStats& st) {
     const Step& step = steps[s];
     const int ab = int(s % 2);
     auto& in = instances_[0];
@@ -166,18 +176,29 @@ class StagedWorker final : public Worker<Scalar> {
     copy(in, Block(a_buf_[ab].data(), rows, depth), StagingBlock(a_stage_[ab].data(), rows, depth));
     copy(in, Block(b_buf_[ab].data(), depth, cols), StagingBlock(b_stage_[ab].data(), depth, cols));
     st.h2d_bytes += double(rows * depth + depth * cols) * sizeof(Scalar);
+  }
+
+  // Brings step s's old C block in, or frees its slot when the block will be overwritten.
+  void prepare_c(std::size_t s, const std::vector<Step>& steps, const std::vector<int>& slot_of_step,
+                 const RunContext<Scalar>& ctx, WorkerStats& st) {
+    const Step& step = steps[s];
+    const int cs = slot_of_step[s];
     if (step.c_in) {
       // The old C may be the result of a drain still in flight: finish drains first.
       complete_drains(ctx);
-      const int cs = slot_of_step[s];
+      const std::int64_t rows = step.c.rows(), cols = step.c.cols();
       const auto [host, i_off, j_off] = c_home(step, ctx);
       pack(host, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off, step.c.j1 - j_off, c_stage_[cs].data());
-      copy(in, Block(c_buf_[cs].data(), rows, cols), StagingBlock(c_stage_[cs].data(), rows, cols));
+      copy(instances_[0], Block(c_buf_[cs].data(), rows, cols), StagingBlock(c_stage_[cs].data(), rows, cols));
       st.h2d_bytes += double(rows * cols) * sizeof(Scalar);
     } else if (s == 0 || steps[s - 1].c_out) {
       // A new block that is overwritten: its slot must not still be draining.
-      complete_drain(slot_of_step[s], ctx);
+      complete_drain(cs, ctx);
     }
+  }
+
+  static bool overlaps(const Step& a, const Step& b) {
+    return a.dest == b.dest && a.c.i0 < b.c.i1 && b.c.i0 < a.c.i1 && a.c.j0 < b.c.j1 && b.c.j0 < a.c.j1;
   }
 
   std::tuple<HostMatrix<Scalar>, std::int64_t, std::int64_t> c_home(const Step& step,

@@ -1,0 +1,147 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "deck/deck.hpp"
+#include "util/error.hpp"
+
+using cuboid::deck::Deck;
+using cuboid::deck::parse_deck;
+
+namespace {
+
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_deck(text, "bad.toml", overrides);
+  } catch (const cuboid::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Deck, DefaultsWhenEmpty) {
+  const Deck d = parse_deck("", "empty.toml");
+  EXPECT_EQ(d.problem.m, 1024);
+  EXPECT_EQ(d.problem.tile, 256);
+  EXPECT_TRUE(d.platform.measure_speeds);
+  EXPECT_TRUE(d.platform.processors.empty());
+  EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::nrrp3d);
+  EXPECT_EQ(d.partition.discretization, cuboid::partition::Discretization::precise);
+  EXPECT_TRUE(d.run.validate);
+}
+
+TEST(Deck, ReadsEveryKind) {
+  const Deck d = parse_deck(R"(
+[problem]
+m = 31
+n = 32
+k = 33
+tile = 8
+precision = "float"
+alpha = -2
+beta = 0.5
+seed = 7
+[platform]
+processors = ["host", "staged"]
+speeds = [1.0, 3]
+memory_budget_mib = 1.5
+[partition]
+algorithm = "grid"
+discretization = "rounded"
+[run]
+repetitions = 2
+warmup = 0
+validate = false
+)",
+                            "ok.toml");
+  EXPECT_EQ(d.problem.m, 31);
+  EXPECT_EQ(d.problem.k, 33);
+  EXPECT_EQ(d.problem.precision, cuboid::deck::Precision::float32);
+  EXPECT_DOUBLE_EQ(d.problem.alpha, -2.0);
+  EXPECT_EQ(d.platform.processors.size(), 2u);
+  EXPECT_FALSE(d.platform.measure_speeds);
+  EXPECT_DOUBLE_EQ(d.platform.speeds[1], 3.0);
+  EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::grid);
+  EXPECT_FALSE(d.run.validate);
+  EXPECT_EQ(d.location("problem.k"), "ok.toml:5:5");
+}
+
+TEST(Deck, OverridesApplyAndAreLocated) {
+  const Deck d = parse_deck("[problem]\nm = 10\n", "o.toml",
+                            {"problem.m=20", "partition.algorithm=slab", "platform.processors=[\"host\"]"});
+  EXPECT_EQ(d.problem.m, 20);
+  EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::slab);
+  EXPECT_EQ(d.location("problem.m"), "--set problem.m=20");
+}
+
+struct BadDeck {
+  const char* name;
+  std::string text;
+  std::vector<std::string> overrides;
+  std::string expected;  // a substring of the message
+};
+
+class BadDecks : public ::testing::TestWithParam<BadDeck> {};
+
+TEST_P(BadDecks, FailWithLocatedMessage) {
+  const BadDeck& c = GetParam();
+  const std::string msg = error_of(c.text, c.overrides);
+  EXPECT_NE(msg.find(c.expected), std::string::npos) << "message was: " << msg;
+  if (c.overrides.empty()) {
+    EXPECT_EQ(msg.rfind("bad.toml:", 0), 0u) << "message was: " << msg;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Deck, BadDecks,
+    ::testing::Values(
+        BadDeck{"syntax", "[problem\nm = 1\n", {}, "bad.toml:1:"},
+        BadDeck{"unknown_key", "[problem]\nmm = 4\n", {}, "bad.toml:2:6: problem.mm: unknown key (did you mean 'problem.m'?)"},
+        BadDeck{"unknown_section", "[problme]\nm = 4\n", {}, "unknown section [problme]"},
+        BadDeck{"key_outside_section", "m = 4\n", {}, "keys belong in a section"},
+        BadDeck{"string_for_int", "[problem]\nm = \"big\"\n", {}, "problem.m: expected an integer, got the string \"big\""},
+        BadDeck{"float_for_int", "[problem]\nn = 2.5\n", {}, "problem.n: expected an integer, got the number 2.5"},
+        BadDeck{"zero_dimension", "[problem]\nk = 0\n", {}, "bad.toml:2:5: problem.k: 0 is out of range"},
+        BadDeck{"negative_tile", "[problem]\ntile = -8\n", {}, "problem.tile: -8 is out of range"},
+        BadDeck{"bad_precision", "[problem]\nprecision = \"half\"\n", {}, "\"half\" is not one of \"double\", \"float\""},
+        BadDeck{"nan_alpha", "[problem]\nalpha = nan\n", {}, "problem.alpha: must be a finite number"},
+        BadDeck{"bool_beta", "[problem]\nbeta = true\n", {}, "problem.beta: expected a number, got true"},
+        BadDeck{"processors_not_list", "[platform]\nprocessors = \"host\"\n", {}, "expected a list of processor names"},
+        BadDeck{"processors_empty", "[platform]\nprocessors = []\n", {}, "the list is empty"},
+        BadDeck{"processor_twice", "[platform]\nprocessors = [\"host\", \"host\"]\n", {}, "processor \"host\" is listed twice"},
+        BadDeck{"speeds_word", "[platform]\nspeeds = \"fast\"\n", {}, "expected \"measure\" or a list of positive numbers"},
+        BadDeck{"speed_negative", "[platform]\nspeeds = [1, -2]\n", {}, "speed the integer -2 is not positive"},
+        BadDeck{"speed_count", "[platform]\nprocessors = [\"host\", \"staged\"]\nspeeds = [1]\n", {}, "1 speeds for 2 processors"},
+        BadDeck{"budget_zero", "[platform]\nmemory_budget_mib = 0\n", {}, "platform.memory_budget_mib: must be positive"},
+        BadDeck{"bad_algorithm", "[partition]\nalgorithm = \"nrrp4d\"\n", {}, "\"nrrp4d\" is not one of \"nrrp3d\""},
+        BadDeck{"discretization_none", "[partition]\ndiscretization = \"none\"\n", {}, "cannot run: use \"rounded\" or \"precise\""},
+        BadDeck{"repetitions_zero", "[run]\nrepetitions = 0\n", {}, "run.repetitions: 0 is out of range"},
+        BadDeck{"validate_string", "[run]\nvalidate = \"yes\"\n", {}, "run.validate: expected true or false"},
+        BadDeck{"mpi_grid_shape", "[mpi]\ngrid = [2]\n", {}, "mpi.grid: expected two integers"},
+        BadDeck{"override_unknown", "", {"problem.q=3"}, "--set problem.q=3: problem.q: unknown key"},
+        BadDeck{"override_no_equals", "", {"problem.m"}, "expected section.key=value"},
+        BadDeck{"override_bad_value", "", {"problem.m=x1"}, "--set problem.m=x1: problem.m: expected an integer"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Deck, MissingFileIsNamed) {
+  try {
+    cuboid::deck::load_deck("/nonexistent/deck.toml");
+    FAIL() << "no error";
+  } catch (const cuboid::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/deck.toml: cannot open"), std::string::npos);
+  }
+}
+
+TEST(Deck, EveryShippedDeckParses) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(CUBOID_INPUTS_DIR)) {
+    if (entry.path().extension() != ".toml") continue;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_NO_THROW(cuboid::deck::load_deck(entry.path().string()));
+    ++count;
+  }
+  EXPECT_GE(count, 5);
+}

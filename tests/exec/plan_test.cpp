@@ -1,0 +1,127 @@
+// Properties of the planner, without Kokkos: every (C element, k index) pair is computed
+// exactly once, beta is applied exactly once per element, budgets are respected.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "exec/plan.hpp"
+#include "partition/strategy.hpp"
+
+using namespace cuboid;
+using exec::BetaUse;
+
+namespace {
+
+struct Problem {
+  std::int64_t m, n, k, tile;
+};
+
+// Counts, per element of C, how many times each inner index is covered and beta applied.
+void check_plan(const exec::Plan& plan, const Problem& p, bool beta_is_one) {
+  std::vector<int> cover(std::size_t(p.m * p.n * p.k), 0);
+  std::vector<int> beta(std::size_t(p.m * p.n), 0);
+  for (const auto& r : plan.prescale)
+    for (auto j = r.j0; j < r.j1; ++j)
+      for (auto i = r.i0; i < r.i1; ++i) ++beta[std::size_t(i + p.m * j)];
+  for (std::size_t q = 0; q < plan.processors.size(); ++q) {
+    for (const auto& s : plan.processors[q].steps) {
+      ASSERT_LT(s.c.i0, s.c.i1);
+      ASSERT_LT(s.l0, s.l1);
+      for (auto j = s.c.j0; j < s.c.j1; ++j)
+        for (auto i = s.c.i0; i < s.c.i1; ++i) {
+          for (auto l = s.l0; l < s.l1; ++l) ++cover[std::size_t(i + p.m * (j + p.n * l))];
+          if (s.dest < 0 && s.beta == BetaUse::beta) ++beta[std::size_t(i + p.m * j)];
+        }
+      if (s.dest >= 0) {
+        const auto& buf = plan.partials[std::size_t(s.dest)];
+        EXPECT_EQ(buf.processor, int(q));
+        EXPECT_LE(buf.c.i0, s.c.i0);
+        EXPECT_GE(buf.c.i1, s.c.i1);
+        EXPECT_LE(buf.c.j0, s.c.j0);
+        EXPECT_GE(buf.c.j1, s.c.j1);
+      }
+    }
+  }
+  for (std::size_t e = 0; e < cover.size(); ++e) ASSERT_EQ(cover[e], 1) << "element-task " << e;
+  for (std::size_t e = 0; e < beta.size(); ++e) ASSERT_EQ(beta[e], beta_is_one ? 0 : 1) << "C element " << e;
+}
+
+exec::Plan plan_for(partition::Algorithm a, partition::Discretization d, const std::vector<double>& speeds,
+                    const Problem& p, exec::PlanOptions o) {
+  const partition::TileExtent t{(p.m + p.tile - 1) / p.tile, (p.n + p.tile - 1) / p.tile, (p.k + p.tile - 1) / p.tile};
+  return exec::make_plan(partition::partition_tiles(a, d, speeds, t), p.m, p.n, p.k, p.tile, o);
+}
+
+}  // namespace
+
+TEST(Plan, EveryAlgorithmCoversOnceAndAppliesBetaOnce) {
+  const Problem p{31, 32, 33, 8};
+  const std::vector<std::vector<double>> speed_sets = {{1.0}, {1.0, 3.0}, {5.0, 1.0, 2.0}};
+  for (auto name : partition::algorithm_names()) {
+    for (auto disc : {partition::Discretization::rounded, partition::Discretization::precise}) {
+      for (const auto& speeds : speed_sets) {
+        for (bool beta_one : {false, true}) {
+          SCOPED_TRACE(std::string(name) + " " + std::string(partition::to_string(disc)) + " p=" +
+                       std::to_string(speeds.size()) + (beta_one ? " beta=1" : ""));
+          exec::PlanOptions o;
+          o.beta_is_one = beta_one;
+          check_plan(plan_for(*partition::parse_algorithm(name), disc, speeds, p, o), p, beta_one);
+        }
+      }
+    }
+  }
+}
+
+TEST(Plan, BudgetSplitsStepsAndKeepsBlocksResident) {
+  const Problem p{96, 80, 200, 16};
+  exec::PlanOptions o;
+  const std::int64_t budget = 6000;  // elements: far less than one piece
+  o.budget_elements = {budget, budget};
+  const auto plan = plan_for(partition::Algorithm::slab, partition::Discretization::rounded, {1.0, 1.0}, p, o);
+  check_plan(plan, p, false);
+  for (const auto& pp : plan.processors) {
+    EXPECT_GT(pp.steps.size(), std::size_t(pp.pieces));
+    for (std::size_t s = 0; s < pp.steps.size(); ++s) {
+      const auto& st = pp.steps[s];
+      EXPECT_LE(exec::staged_footprint(st.c.rows(), st.c.cols(), st.depth()), budget);
+      const bool continues = s > 0 && !pp.steps[s - 1].c_out;
+      if (continues) {
+        EXPECT_TRUE(pp.steps[s - 1].c == st.c);
+        EXPECT_EQ(st.beta, BetaUse::one);
+        EXPECT_FALSE(st.c_in);
+      }
+    }
+    EXPECT_TRUE(pp.steps.back().c_out);
+  }
+}
+
+TEST(Plan, SplitKGoesThroughPartialsOwnedByLowerProcessorsFirst) {
+  const Problem p{64, 64, 256, 16};
+  // Equal speeds on a largeK cuboid: nrrp3d cuts k, so several processors share C tiles.
+  const auto plan = plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise,
+                             {1.0, 1.0, 1.0, 1.0}, p, {});
+  check_plan(plan, p, false);
+  EXPECT_TRUE(plan.k_split);
+  EXPECT_FALSE(plan.partials.empty());
+  for (const auto& buf : plan.partials) EXPECT_GT(buf.processor, 0);  // processor 0 owns what it touches
+}
+
+TEST(Plan, BetaZeroNeedsNoOldC) {
+  const Problem p{40, 40, 40, 8};
+  exec::PlanOptions o;
+  o.beta_is_zero = true;
+  const auto plan = plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise, {1.0, 2.0}, p, o);
+  for (const auto& pp : plan.processors)
+    for (const auto& s : pp.steps)
+      if (s.beta != BetaUse::one) {
+        EXPECT_FALSE(s.c_in);
+      }
+}
+
+TEST(Plan, RejectsHolesAndOutsidePieces) {
+  using partition::TileBox;
+  std::vector<partition::TileZone> hole{{TileBox{{0, 0, 0}, {1, 2, 2}}}};
+  EXPECT_THROW(exec::make_plan(hole, 16, 16, 16, 8, {}), std::invalid_argument);
+  std::vector<partition::TileZone> outside{{TileBox{{0, 0, 0}, {3, 2, 2}}}};
+  EXPECT_THROW(exec::make_plan(outside, 16, 16, 16, 8, {}), std::invalid_argument);
+}
