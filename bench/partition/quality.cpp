@@ -78,15 +78,18 @@ void dominant_plus_twenty() {
   const cp::Extent e = {48, 48, 48};
   std::printf("\n**One processor x100 plus 20 equal ones**, cube 48^3 tiles, 3D Hs:\n\n");
   std::printf(
-      "| algorithm | continuous sum Hs / sum L | precise | dominant zone Hs / L | "
-      "small zone Hs / L |\n|---|---|---|---|---|\n");
+      "| algorithm | continuous sum Hs / sum L | precise | rounded (imbalance) | dominant zone Hs "
+      "/ L | "
+      "small zone Hs / L |\n|---|---|---|---|---|---|\n");
   for (cp::Algorithm a : kAlgorithms) {
     const auto c = cp::measure(cp::partition_continuous(a, speeds, e), speeds, e);
     const auto d = cp::measure(cp::partition_tiles(a, cp::Discretization::precise, speeds, tiles),
                                speeds, tiles);
-    std::printf("| %s | %.3f | %.3f | %.3f | %.3f |\n", std::string(cp::to_string(a)).c_str(),
-                c.ratio, d.ratio, c.zones[0].hs / c.zones[0].lower_bound,
-                c.zones[1].hs / c.zones[1].lower_bound);
+    const auto rd = cp::measure(cp::partition_tiles(a, cp::Discretization::rounded, speeds, tiles),
+                                speeds, tiles);
+    std::printf("| %s | %.3f | %.3f | %.3f (%.2f) | %.3f | %.3f |\n",
+                std::string(cp::to_string(a)).c_str(), c.ratio, d.ratio, rd.ratio, rd.imbalance,
+                c.zones[0].hs / c.zones[0].lower_bound, c.zones[1].hs / c.zones[1].lower_bound);
   }
 }
 

@@ -83,7 +83,10 @@ void draw_isometric(std::ostringstream& out, const PartitionResult& r) {
   };
   std::vector<Item> items;
   for (std::size_t p = 0; p < r.pieces.size(); ++p)
-    for (const Piece& b : r.pieces[p]) {
+    for (const Piece& src : r.pieces[p]) {
+      // Mirrored on every axis so that the corner (0,0,0), where the NRRP algorithms carve the
+      // parts of the small processors, faces the viewer instead of hiding at the back.
+      const Piece b = {m - src[1], m - src[0], n - src[3], n - src[2], k - src[5], k - src[4]};
       // Pull each piece away from the centre in proportion to its offset.
       const double dx = explode * ((b[0] + b[1]) / 2 - m / 2);
       const double dy = explode * ((b[2] + b[3]) / 2 - n / 2);
@@ -112,8 +115,8 @@ void draw_isometric(std::ostringstream& out, const PartitionResult& r) {
              screen(b[0], b[3], b[5])},
             colour(it.owner, 0));
   }
-  out << "<text x=\"20\" y=\"30\" font-size=\"13\">Isometric, exploded: i to the lower right, j "
-         "to the lower left, l up</text>\n";
+  out << "<text x=\"20\" y=\"30\" font-size=\"13\">Isometric, exploded, seen from the corner "
+         "(0,0,0): i grows to the upper left, j to the upper right, l downwards</text>\n";
 }
 
 }  // namespace
