@@ -2,7 +2,6 @@
 
 #include <exception>
 #include <stdexcept>
-#include <thread>
 
 #include "kokkos_ext/compat.hpp"
 
@@ -21,7 +20,10 @@ Engine<Scalar>::Engine(Plan plan, std::vector<std::unique_ptr<Worker<Scalar>>> w
                            p.c.rows(), p.c.cols());
     partial_rects_.push_back(p.c);
   }
-  for (std::size_t q = 0; q < workers_.size(); ++q) workers_[q]->prepare(plan_.processors[q]);
+  for (std::size_t q = 0; q < workers_.size(); ++q) {
+    workers_[q]->prepare(plan_.processors[q]);
+    lanes_.push_back(std::make_unique<ThreadLane>());
+  }
 }
 
 template <class Scalar>
@@ -57,23 +59,22 @@ RunResult Engine<Scalar>::run(const HostMatrix<Scalar>& A, const HostMatrix<Scal
 
   RunContext<Scalar> ctx{A, B, C, partials_, partial_rects_, alpha, beta};
   result.workers.resize(workers_.size());
-  std::vector<std::exception_ptr> errors(workers_.size());
   {
     kokkos_ext::ScopedRegion region("cuboid::exec::compute");
-    std::vector<std::thread> threads;
     for (std::size_t q = 0; q < workers_.size(); ++q) {
-      threads.emplace_back([&, q] {
-        try {
-          result.workers[q] = workers_[q]->execute(plan_.processors[q], ctx, t0);
-        } catch (...) {
-          errors[q] = std::current_exception();
-        }
-      });
+      lanes_[q]->start([&, q] { result.workers[q] = workers_[q]->execute(plan_.processors[q], ctx, t0); });
     }
-    for (auto& t : threads) t.join();
+    // Wait for every lane before reporting the first failure: none may still use the buffers.
+    std::exception_ptr first;
+    for (auto& lane : lanes_) {
+      try {
+        lane->wait();
+      } catch (...) {
+        if (!first) first = std::current_exception();
+      }
+    }
+    if (first) std::rethrow_exception(first);
   }
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
 
   const double t1 = now_seconds();
   {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "exec/plan.hpp"
+#include "exec/thread_lane.hpp"
 #include "exec/worker.hpp"
 
 namespace cuboid::exec {
@@ -31,6 +32,7 @@ class Engine {
  private:
   Plan plan_;
   std::vector<std::unique_ptr<Worker<Scalar>>> workers_;
+  std::vector<std::unique_ptr<ThreadLane>> lanes_;  // one per worker, alive across runs
   std::vector<HostMatrix<Scalar>> partials_;
   std::vector<Rect> partial_rects_;
 };
