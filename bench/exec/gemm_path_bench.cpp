@@ -7,9 +7,10 @@
 #include "kokkos_ext/compat.hpp"
 #include "partition/strategy.hpp"
 
-extern "C" void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-                       const double* alpha, const double* a, const int* lda, const double* b, const int* ldb,
-                       const double* beta, double* c, const int* ldc);
+extern "C" void dgemm_(const char* transa, const char* transb, const int* m, const int* n,
+                       const int* k, const double* alpha, const double* a, const int* lda,
+                       const double* b, const int* ldb, const double* beta, double* c,
+                       const int* ldc);
 
 namespace {
 
@@ -17,7 +18,8 @@ using namespace cuboid;
 using Matrix = exec::HostMatrix<double>;
 
 void set_flops(benchmark::State& state, double s) {
-  state.counters["FLOPS"] = benchmark::Counter(2.0 * s * s * s, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOPS"] =
+      benchmark::Counter(2.0 * s * s * s, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 Matrix random_matrix(std::int64_t r, std::int64_t c, exec::MatrixId id) {
@@ -53,7 +55,8 @@ void BM_KokkosGemm_Contiguous(benchmark::State& state) {
 // The block sits inside matrices twice as large, so leading dimensions differ from extents.
 void BM_KokkosGemm_BlockView(benchmark::State& state) {
   const std::int64_t s = state.range(0);
-  auto A = random_matrix(2 * s, 2 * s, exec::MatrixId::A), B = random_matrix(2 * s, 2 * s, exec::MatrixId::B),
+  auto A = random_matrix(2 * s, 2 * s, exec::MatrixId::A),
+       B = random_matrix(2 * s, 2 * s, exec::MatrixId::B),
        C = random_matrix(2 * s, 2 * s, exec::MatrixId::C);
   const auto r = std::make_pair(s / 2, s / 2 + s);
   auto a = Kokkos::subview(A, r, r), b = Kokkos::subview(B, r, r), c = Kokkos::subview(C, r, r);
@@ -75,8 +78,8 @@ void engine_bench(benchmark::State& state, const char* processor, std::int64_t b
   exec::PlanOptions o;
   o.beta_is_zero = true;
   o.budget_elements = {budget_mib * 1024 * 1024 / 8};
-  auto zones = partition::partition_tiles(partition::Algorithm::slab, partition::Discretization::rounded, {1.0},
-                                          {t, t, t});
+  auto zones = partition::partition_tiles(partition::Algorithm::slab,
+                                          partition::Discretization::rounded, {1.0}, {t, t, t});
   exec::Engine<double> engine(exec::make_plan(zones, s, s, s, tile, o), std::move(workers), s, s);
   auto A = random_matrix(s, s, exec::MatrixId::A), B = random_matrix(s, s, exec::MatrixId::B),
        C = random_matrix(s, s, exec::MatrixId::C);
@@ -94,11 +97,41 @@ void BM_Engine_Staged(benchmark::State& state) { engine_bench(state, "staged", 5
 
 }  // namespace
 
-BENCHMARK(BM_OpenBLAS_dgemm)->Arg(512)->Arg(1024)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_KokkosGemm_Contiguous)->Arg(512)->Arg(1024)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_KokkosGemm_BlockView)->Arg(512)->Arg(1024)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Engine_Host)->Arg(512)->Arg(1024)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Engine_Staged)->Arg(512)->Arg(1024)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_OpenBLAS_dgemm)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(3072)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_KokkosGemm_Contiguous)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(3072)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_KokkosGemm_BlockView)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(3072)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Engine_Host)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(3072)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Engine_Staged)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(3072)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 int main(int argc, char** argv) {
   cuboid::kokkos_ext::initialize();

@@ -1,6 +1,6 @@
 // `cuboid info` and `cuboid calibrate DECK`.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <iostream>
 
@@ -12,7 +12,8 @@
 namespace cuboid::app {
 
 void add_info_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("info", "Show the Kokkos configuration, spaces, TPLs, MPI and threads");
+  CLI::App* cmd =
+      app.add_subcommand("info", "Show the Kokkos configuration, spaces, TPLs, MPI and threads");
   cmd->callback([] {
     KokkosSession kokkos;
     std::cout << platform::describe_build();
@@ -33,10 +34,12 @@ void calibrate_deck(const deck::Deck& d, bool fresh) {
   const auto speeds = speeds_for<Scalar>(measured, specs, workers, fresh, std::cerr);
   double total = 0;
   for (const auto& s : speeds) total += s.gflops;
-  std::cout << fmt::format("{:<10} {:>8} {:>10} {:>8} {:>9}\n", "processor", "threads", "GFLOP/s", "share", "source");
+  std::cout << fmt::format("{:<10} {:>8} {:>10} {:>8} {:>9}\n", "processor", "threads", "GFLOP/s",
+                           "share", "source");
   for (std::size_t q = 0; q < specs.size(); ++q)
-    std::cout << fmt::format("{:<10} {:>8} {:>10.2f} {:>7.1f}% {:>9}\n", specs[q].name, specs[q].threads,
-                             speeds[q].gflops, 100 * speeds[q].gflops / total, speeds[q].source);
+    std::cout << fmt::format("{:<10} {:>8} {:>10.2f} {:>7.1f}% {:>9}\n", specs[q].name,
+                             specs[q].threads, speeds[q].gflops, 100 * speeds[q].gflops / total,
+                             speeds[q].source);
 }
 }  // namespace
 
@@ -47,7 +50,8 @@ void add_calibrate_command(CLI::App& app) {
     bool fresh = false;
   };
   auto opt = std::make_shared<Opt>();
-  CLI::App* cmd = app.add_subcommand("calibrate", "Measure each processor's GEMM rate for a deck and cache it");
+  CLI::App* cmd =
+      app.add_subcommand("calibrate", "Measure each processor's GEMM rate for a deck and cache it");
   cmd->add_option("deck", opt->deck, "Input deck (TOML)")->required();
   cmd->add_option("--set", opt->overrides, "Override a deck key, e.g. --set problem.tile=512");
   cmd->add_flag("--fresh", opt->fresh, "Measure again even when the cache has a value");

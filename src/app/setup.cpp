@@ -9,10 +9,11 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
   auto names = given ? d.platform.processors : platform::default_processor_names();
   auto specs = platform::resolve_processors(names, d.location("platform.processors"));
   if (!d.platform.measure_speeds && d.platform.speeds.size() != specs.size())
-    throw Error(d.location("platform.speeds") + ": platform.speeds: " +
-                std::to_string(d.platform.speeds.size()) + " speeds for " +
+    throw Error(d.location("platform.speeds") +
+                ": platform.speeds: " + std::to_string(d.platform.speeds.size()) + " speeds for " +
                 std::to_string(specs.size()) + " processors (" +
-                (given ? "as listed in platform.processors" : "every enabled space, by default") + ")");
+                (given ? "as listed in platform.processors" : "every enabled space, by default") +
+                ")");
   return specs;
 }
 

@@ -32,13 +32,27 @@ struct Origin {
 std::string describe(const toml::node& node) {
   std::ostringstream os;
   switch (node.type()) {
-    case toml::node_type::string: os << "the string \"" << *node.value<std::string>() << "\""; break;
-    case toml::node_type::integer: os << "the integer " << *node.value<std::int64_t>(); break;
-    case toml::node_type::floating_point: os << "the number " << *node.value<double>(); break;
-    case toml::node_type::boolean: os << (*node.value<bool>() ? "true" : "false"); break;
-    case toml::node_type::array: os << "an array"; break;
-    case toml::node_type::table: os << "a table"; break;
-    default: os << "a " << node.type(); break;
+    case toml::node_type::string:
+      os << "the string \"" << *node.value<std::string>() << "\"";
+      break;
+    case toml::node_type::integer:
+      os << "the integer " << *node.value<std::int64_t>();
+      break;
+    case toml::node_type::floating_point:
+      os << "the number " << *node.value<double>();
+      break;
+    case toml::node_type::boolean:
+      os << (*node.value<bool>() ? "true" : "false");
+      break;
+    case toml::node_type::array:
+      os << "an array";
+      break;
+    case toml::node_type::table:
+      os << "a table";
+      break;
+    default:
+      os << "a " << node.type();
+      break;
   }
   return os.str();
 }
@@ -48,8 +62,9 @@ std::int64_t get_int(const toml::node& node, const Origin& at, const std::string
   auto v = node.value_exact<std::int64_t>();
   if (!v) fail(at, key, "expected an integer, got " + describe(node));
   if (*v < lo || *v > hi) {
-    fail(at, key, std::to_string(*v) + " is out of range: it must be between " + std::to_string(lo) +
-                      " and " + std::to_string(hi));
+    fail(at, key,
+         std::to_string(*v) + " is out of range: it must be between " + std::to_string(lo) +
+             " and " + std::to_string(hi));
   }
   return *v;
 }
@@ -109,9 +124,15 @@ const std::map<std::string, Setter>& keys() {
   static const std::map<std::string, Setter> table = [] {
     std::map<std::string, Setter> t;
     constexpr std::int64_t big = std::int64_t(1) << 40;
-    t["problem.m"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.m = get_int(n, at, k, 1, big); };
-    t["problem.n"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.n = get_int(n, at, k, 1, big); };
-    t["problem.k"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.k = get_int(n, at, k, 1, big); };
+    t["problem.m"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.m = get_int(n, at, k, 1, big);
+    };
+    t["problem.n"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.n = get_int(n, at, k, 1, big);
+    };
+    t["problem.k"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.k = get_int(n, at, k, 1, big);
+    };
     t["problem.tile"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.problem.tile = get_int(n, at, k, 1, std::int64_t(1) << 20);
     };
@@ -119,10 +140,15 @@ const std::map<std::string, Setter>& keys() {
       d.problem.precision = get_choice<Precision>(
           n, at, k, {{"double", Precision::float64}, {"float", Precision::float32}});
     };
-    t["problem.alpha"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.alpha = get_number(n, at, k); };
-    t["problem.beta"] = [](Deck& d, auto& n, auto& at, auto& k) { d.problem.beta = get_number(n, at, k); };
+    t["problem.alpha"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.alpha = get_number(n, at, k);
+    };
+    t["problem.beta"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.problem.beta = get_number(n, at, k);
+    };
     t["problem.seed"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.seed = std::uint64_t(get_int(n, at, k, 0, std::numeric_limits<std::int64_t>::max()));
+      d.problem.seed =
+          std::uint64_t(get_int(n, at, k, 0, std::numeric_limits<std::int64_t>::max()));
     };
     t["problem.c_init"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.problem.c_init = get_choice<CInit>(
@@ -130,8 +156,14 @@ const std::map<std::string, Setter>& keys() {
     };
     t["platform.processors"] = [](Deck& d, auto& n, auto& at, auto& k) {
       const toml::array* arr = n.as_array();
-      if (!arr) fail(at, k, "expected a list of processor names such as [\"host\", \"cuda:0\"], got " + describe(n));
-      if (arr->empty()) fail(at, k, "the list is empty: name at least one processor, or remove the key to use every enabled space");
+      if (!arr)
+        fail(at, k,
+             "expected a list of processor names such as [\"host\", \"cuda:0\"], got " +
+                 describe(n));
+      if (arr->empty())
+        fail(at, k,
+             "the list is empty: name at least one processor, or remove the key to use every "
+             "enabled space");
       d.platform.processors.clear();
       for (const toml::node& e : *arr) {
         const std::string name = get_string(e, at, k);
@@ -150,7 +182,8 @@ const std::map<std::string, Setter>& keys() {
         return;
       }
       const toml::array* arr = n.as_array();
-      if (!arr) fail(at, k, "expected \"measure\" or a list of positive numbers, got " + describe(n));
+      if (!arr)
+        fail(at, k, "expected \"measure\" or a list of positive numbers, got " + describe(n));
       if (arr->empty()) fail(at, k, "the list is empty: give one speed per processor");
       d.platform.measure_speeds = false;
       d.platform.speeds.clear();
@@ -162,43 +195,65 @@ const std::map<std::string, Setter>& keys() {
     };
     t["platform.memory_budget_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
       double v = get_number(n, at, k);
-      if (!(v > 0)) fail(at, k, "must be positive (MiB of processor memory a run may use), got " + describe(n));
+      if (!(v > 0))
+        fail(at, k, "must be positive (MiB of processor memory a run may use), got " + describe(n));
       d.platform.memory_budget_mib = v;
     };
-    t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) { d.platform.use_speed_cache = get_bool(n, at, k); };
+    t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.platform.use_speed_cache = get_bool(n, at, k);
+    };
     t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
       std::vector<std::pair<std::string, partition::Algorithm>> c;
-      for (auto name : partition::algorithm_names()) c.emplace_back(std::string(name), *partition::parse_algorithm(name));
+      for (auto name : partition::algorithm_names())
+        c.emplace_back(std::string(name), *partition::parse_algorithm(name));
       d.partition.algorithm = get_choice(n, at, k, c);
     };
     t["partition.discretization"] = [](Deck& d, auto& n, auto& at, auto& k) {
       const std::string s = get_string(n, at, k);
       if (s == "none")
-        fail(at, k, "\"none\" keeps the partition continuous, which cannot run: use \"rounded\" or \"precise\"");
-      d.partition.discretization = get_choice<partition::Discretization>(
-          n, at, k, {{"rounded", partition::Discretization::rounded}, {"precise", partition::Discretization::precise}});
+        fail(at, k,
+             "\"none\" keeps the partition continuous, which cannot run: use \"rounded\" or "
+             "\"precise\"");
+      d.partition.discretization =
+          get_choice<partition::Discretization>(n, at, k,
+                                                {{"rounded", partition::Discretization::rounded},
+                                                 {"precise", partition::Discretization::precise}});
     };
-    t["run.repetitions"] = [](Deck& d, auto& n, auto& at, auto& k) { d.run.repetitions = int(get_int(n, at, k, 1, 100000)); };
-    t["run.warmup"] = [](Deck& d, auto& n, auto& at, auto& k) { d.run.warmup = int(get_int(n, at, k, 0, 100000)); };
-    t["run.validate"] = [](Deck& d, auto& n, auto& at, auto& k) { d.run.validate = get_bool(n, at, k); };
+    t["run.repetitions"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.run.repetitions = int(get_int(n, at, k, 1, 100000));
+    };
+    t["run.warmup"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.run.warmup = int(get_int(n, at, k, 0, 100000));
+    };
+    t["run.validate"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.run.validate = get_bool(n, at, k);
+    };
     t["mpi.grid"] = [](Deck& d, auto& n, auto& at, auto& k) {
       const toml::array* arr = n.as_array();
-      if (!arr || arr->size() != 2) fail(at, k, "expected two integers [rows, columns] of the process grid, got " + describe(n));
+      if (!arr || arr->size() != 2)
+        fail(at, k,
+             "expected two integers [rows, columns] of the process grid, got " + describe(n));
       d.mpi.grid.clear();
       for (const toml::node& e : *arr) d.mpi.grid.push_back(int(get_int(e, at, k, 1, 1 << 20)));
     };
-    t["mpi.block"] = [](Deck& d, auto& n, auto& at, auto& k) { d.mpi.block = get_int(n, at, k, 1, std::int64_t(1) << 20); };
+    t["mpi.block"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.mpi.block = get_int(n, at, k, 1, std::int64_t(1) << 20);
+    };
     t["mpi.rank_speeds"] = [](Deck& d, auto& n, auto& at, auto& k) {
       const toml::array* arr = n.as_array();
-      if (!arr || arr->empty()) fail(at, k, "expected a non-empty list of per-rank speed factors, got " + describe(n));
+      if (!arr || arr->empty())
+        fail(at, k, "expected a non-empty list of per-rank speed factors, got " + describe(n));
       d.mpi.rank_speeds.clear();
       for (const toml::node& e : *arr) {
         double v = get_number(e, at, k);
-        if (v < 0) fail(at, k, "rank speed factor " + describe(e) + " is negative (0 gives a rank no work)");
+        if (v < 0)
+          fail(at, k, "rank speed factor " + describe(e) + " is negative (0 gives a rank no work)");
         d.mpi.rank_speeds.push_back(v);
       }
     };
-    t["mpi.full_check_max"] = [](Deck& d, auto& n, auto& at, auto& k) { d.mpi.full_check_max = get_int(n, at, k, 0, big); };
+    t["mpi.full_check_max"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.mpi.full_check_max = get_int(n, at, k, 0, big);
+    };
     return t;
   }();
   return table;
@@ -238,7 +293,8 @@ void check(const Deck& d) {
   const double tasks = double((d.problem.m + d.problem.tile - 1) / d.problem.tile) *
                        double((d.problem.n + d.problem.tile - 1) / d.problem.tile) *
                        double((d.problem.k + d.problem.tile - 1) / d.problem.tile);
-  if (tasks > 1e15) fail(at("problem.tile"), "problem.tile", "too many tile tasks; use a larger tile");
+  if (tasks > 1e15)
+    fail(at("problem.tile"), "problem.tile", "too many tile tasks; use a larger tile");
 }
 
 void parse_into(Deck& deck, const toml::table& root, const std::string& name) {
@@ -248,13 +304,18 @@ void parse_into(Deck& deck, const toml::table& root, const std::string& name) {
     if (std::find(sections().begin(), sections().end(), section) == sections().end()) {
       const Origin key_at{position(name, sec_key.source())};
       if (!sec_node.is_table())
-        fail(key_at, section, "keys belong in a section: [problem], [platform], [partition], [run] or [mpi]");
-      fail(key_at, section, "unknown section [" + section + "]; sections are [problem], [platform], [partition], [run], [mpi]");
+        fail(key_at, section,
+             "keys belong in a section: [problem], [platform], [partition], [run] or [mpi]");
+      fail(key_at, section,
+           "unknown section [" + section +
+               "]; sections are [problem], [platform], [partition], [run], [mpi]");
     }
     const toml::table* tbl = sec_node.as_table();
-    if (!tbl) fail(sec_at, section, "expected a section [" + section + "], got " + describe(sec_node));
+    if (!tbl)
+      fail(sec_at, section, "expected a section [" + section + "], got " + describe(sec_node));
     for (const auto& [key, node] : *tbl) {
-      apply(deck, section + "." + std::string(key.str()), node, Origin{position(name, node.source())});
+      apply(deck, section + "." + std::string(key.str()), node,
+            Origin{position(name, node.source())});
     }
   }
 }

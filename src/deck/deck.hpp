@@ -25,8 +25,8 @@ struct Problem {
 struct Platform {
   std::vector<std::string> processors;  // empty: every enabled space
   bool measure_speeds = true;
-  std::vector<double> speeds;           // given speeds, when not measured
-  double memory_budget_mib = 0;         // 0: automatic, per processor
+  std::vector<double> speeds;    // given speeds, when not measured
+  double memory_budget_mib = 0;  // 0: automatic, per processor
   bool use_speed_cache = true;
 };
 
@@ -43,9 +43,9 @@ struct Run {
 
 // Across MPI ranks (issue: MPI layer). Ignored by single-process runs.
 struct Mpi {
-  std::vector<int> grid;               // process grid [P_r, P_c] of the block-cyclic layout; empty: near-square
-  std::int64_t block = 0;              // block-cyclic block size; 0: the tile size
-  std::vector<double> rank_speeds;     // speed factor per rank (scales each rank's measured speed)
+  std::vector<int> grid;   // process grid [P_r, P_c] of the block-cyclic layout; empty: near-square
+  std::int64_t block = 0;  // block-cyclic block size; 0: the tile size
+  std::vector<double> rank_speeds;  // speed factor per rank (scales each rank's measured speed)
   std::int64_t full_check_max = 1 << 22;  // element-wise check when m*n is at most this
 };
 

@@ -13,11 +13,13 @@ Engine<Scalar>::Engine(Plan plan, std::vector<std::unique_ptr<Worker<Scalar>>> w
     : plan_(std::move(plan)), workers_(std::move(workers)) {
   if (workers_.size() != plan_.processors.size())
     throw std::invalid_argument("engine: one worker per processor plan is needed");
-  if (plan_.m != m || plan_.n != n) throw std::invalid_argument("engine: plan and matrices disagree");
+  if (plan_.m != m || plan_.n != n)
+    throw std::invalid_argument("engine: plan and matrices disagree");
   kokkos_ext::ScopedRegion region("cuboid::exec::setup");
   for (const auto& p : plan_.partials) {
-    partials_.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::C_partial"),
-                           p.c.rows(), p.c.cols());
+    partials_.emplace_back(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::C_partial"), p.c.rows(),
+        p.c.cols());
     partial_rects_.push_back(p.c);
   }
   for (std::size_t q = 0; q < workers_.size(); ++q) {
@@ -46,11 +48,13 @@ RunResult Engine<Scalar>::run(const HostMatrix<Scalar>& A, const HostMatrix<Scal
       auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
       // beta = 0 must clear NaN and Inf in the old C, which multiplying by zero would keep.
       if (beta == Scalar(0)) {
-        Kokkos::parallel_for("cuboid::exec::prescale_zero", rank2({0, 0}, {c.extent(0), c.extent(1)}),
-                             KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) = Scalar(0); });
+        Kokkos::parallel_for(
+            "cuboid::exec::prescale_zero", rank2({0, 0}, {c.extent(0), c.extent(1)}),
+            KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) = Scalar(0); });
       } else {
-        Kokkos::parallel_for("cuboid::exec::prescale_beta", rank2({0, 0}, {c.extent(0), c.extent(1)}),
-                             KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) *= beta; });
+        Kokkos::parallel_for(
+            "cuboid::exec::prescale_beta", rank2({0, 0}, {c.extent(0), c.extent(1)}),
+            KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) *= beta; });
       }
     }
     host().fence();
@@ -62,7 +66,8 @@ RunResult Engine<Scalar>::run(const HostMatrix<Scalar>& A, const HostMatrix<Scal
   {
     kokkos_ext::ScopedRegion region("cuboid::exec::compute");
     for (std::size_t q = 0; q < workers_.size(); ++q) {
-      lanes_[q]->start([&, q] { result.workers[q] = workers_[q]->execute(plan_.processors[q], ctx, t0); });
+      lanes_[q]->start(
+          [&, q] { result.workers[q] = workers_[q]->execute(plan_.processors[q], ctx, t0); });
     }
     // Wait for every lane before reporting the first failure: none may still use the buffers.
     std::exception_ptr first;
@@ -84,8 +89,9 @@ RunResult Engine<Scalar>::run(const HostMatrix<Scalar>& A, const HostMatrix<Scal
       const Rect& r = partial_rects_[b];
       auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
       auto p = partials_[b];
-      Kokkos::parallel_for("cuboid::exec::reduce_partial", rank2({0, 0}, {c.extent(0), c.extent(1)}),
-                           KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) += p(i, j); });
+      Kokkos::parallel_for(
+          "cuboid::exec::reduce_partial", rank2({0, 0}, {c.extent(0), c.extent(1)}),
+          KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) += p(i, j); });
     }
     host().fence();
   }

@@ -14,7 +14,8 @@ class HostWorker final : public Worker<Scalar> {
 
   void prepare(const ProcessorPlan&) override {}
 
-  WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx, double t0) override {
+  WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
+                      double t0) override {
     kokkos_ext::ScopedRegion region("cuboid::exec::host[" + this->spec_.name + "]");
     set_thread_count(this->spec_.threads);
     WorkerStats st;
@@ -25,7 +26,9 @@ class HostWorker final : public Worker<Scalar> {
       const auto inner = std::make_pair(step.l0, step.l1);
       auto a = Kokkos::subview(ctx.A, rows, inner);
       auto b = Kokkos::subview(ctx.B, inner, cols);
-      const Scalar beta = step.beta == BetaUse::one ? Scalar(1) : step.beta == BetaUse::zero ? Scalar(0) : ctx.beta;
+      const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
+                          : step.beta == BetaUse::zero ? Scalar(0)
+                                                       : ctx.beta;
       const double t = now_seconds();
       if (step.dest < 0) {
         kokkos_ext::gemm(exec, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));

@@ -16,7 +16,8 @@ enum class MatrixId : std::uint64_t { A = 1, B = 2, C = 3 };
 KOKKOS_INLINE_FUNCTION double element_value(std::uint64_t seed, MatrixId id, std::int64_t i,
                                             std::int64_t j) {
   std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + std::uint64_t(id) * 0xD1B54A32D192ED03ull +
-                    std::uint64_t(i) * 0xBF58476D1CE4E5B9ull + std::uint64_t(j) * 0x94D049BB133111EBull;
+                    std::uint64_t(i) * 0xBF58476D1CE4E5B9ull +
+                    std::uint64_t(j) * 0x94D049BB133111EBull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z = z ^ (z >> 31);
@@ -27,7 +28,8 @@ KOKKOS_INLINE_FUNCTION double element_value(std::uint64_t seed, MatrixId id, std
 template <class Scalar>
 void fill_random(const HostMatrix<Scalar>& M, std::uint64_t seed, MatrixId id,
                  std::int64_t row0 = 0, std::int64_t col0 = 0) {
-  using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+  using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
+                                       Kokkos::Rank<2, Kokkos::Iterate::Left>>;
   Kokkos::parallel_for(
       "cuboid::exec::fill_random", policy({0, 0}, {M.extent(0), M.extent(1)}),
       KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {

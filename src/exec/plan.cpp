@@ -32,7 +32,8 @@ Rect to_elements(const partition::TileBox& b, std::int64_t m, std::int64_t n, st
 // Cuts a piece into steps that fit `budget` elements of buffers. Keeps C blocks as large as
 // possible (they are the expensive part to move) and streams along k first.
 void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int64_t tile,
-                      std::int64_t budget, std::vector<std::tuple<Rect, std::int64_t, std::int64_t>>& out) {
+                      std::int64_t budget,
+                      std::vector<std::tuple<Rect, std::int64_t, std::int64_t>>& out) {
   const std::int64_t depth = l1 - l0;
   if (budget <= 0 || staged_footprint(c.rows(), c.cols(), depth) <= budget) {
     out.emplace_back(c, l0, l1);
@@ -74,8 +75,10 @@ std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t
 
 Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, std::int64_t n,
                std::int64_t k, std::int64_t tile, const PlanOptions& options) {
-  if (tile <= 0 || m <= 0 || n <= 0 || k <= 0) throw std::invalid_argument("make_plan: empty problem");
-  const std::int64_t M = (m + tile - 1) / tile, N = (n + tile - 1) / tile, K = (k + tile - 1) / tile;
+  if (tile <= 0 || m <= 0 || n <= 0 || k <= 0)
+    throw std::invalid_argument("make_plan: empty problem");
+  const std::int64_t M = (m + tile - 1) / tile, N = (n + tile - 1) / tile,
+                     K = (k + tile - 1) / tile;
   const int p = int(zones.size());
   Plan plan;
   plan.m = m, plan.n = n, plan.k = k, plan.tile = tile;
@@ -91,8 +94,10 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
       for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
         for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) {
           int& o = owner.at(i, j);
-          if (o == -1) o = q;
-          else if (o != q) plan.k_split = true;
+          if (o == -1)
+            o = q;
+          else if (o != q)
+            plan.k_split = true;
         }
     }
   }
@@ -177,7 +182,8 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
         }
         std::int64_t e = i;
         while (e < M && !beta_done.at(e, j)) ++e;
-        plan.prescale.push_back(Rect{i * tile, std::min(e * tile, m), j * tile, std::min((j + 1) * tile, n)});
+        plan.prescale.push_back(
+            Rect{i * tile, std::min(e * tile, m), j * tile, std::min((j + 1) * tile, n)});
         i = e;
       }
     }

@@ -29,9 +29,9 @@ struct Rect {  // [i0,i1) x [j0,j1) in elements of C
 enum class BetaUse { beta, zero, one };  // the beta of one GEMM: the user's, 0, or 1
 
 struct Step {
-  Rect c;                     // the C block
+  Rect c;                       // the C block
   std::int64_t l0 = 0, l1 = 0;  // the inner range (k) in elements
-  int dest = -1;              // -1: C itself; otherwise an index into Plan::partials
+  int dest = -1;                // -1: C itself; otherwise an index into Plan::partials
   BetaUse beta = BetaUse::one;
   bool c_in = false;   // a staged processor brings the C block in before this GEMM
   bool c_out = false;  // ...and drains it after this GEMM (the last step on this block)
@@ -63,8 +63,8 @@ struct Plan {
 };
 
 struct PlanOptions {
-  bool beta_is_one = false;  // then nothing needs scaling and no GEMM needs the old C scaled
-  bool beta_is_zero = false; // then a GEMM that applies beta needs no old C at all
+  bool beta_is_one = false;   // then nothing needs scaling and no GEMM needs the old C scaled
+  bool beta_is_zero = false;  // then a GEMM that applies beta needs no old C at all
   // Elements each processor may hold at once (A and B panels double-buffered, two C blocks);
   // 0 means it works in place and needs no buffers.
   std::vector<std::int64_t> budget_elements;

@@ -32,8 +32,9 @@ Validation validate(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
   Validation v;
   v.performed = true;
   v.method = "reference gemm on the host, normwise bound";
-  HostMatrix<Scalar> ref(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::C_reference"),
-                         C.extent(0), C.extent(1));
+  HostMatrix<Scalar> ref(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::C_reference"), C.extent(0),
+      C.extent(1));
   if (beta == Scalar(0))
     Kokkos::deep_copy(ref, Scalar(0));  // the old C may hold NaN; beta = 0 ignores it
   else
@@ -56,7 +57,8 @@ Validation validate(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
   const double r = double(extra_additions) + 2.0;
   const double c0_term = beta == Scalar(0) ? 0.0 : std::abs(double(beta)) * frobenius_norm(C0);
   v.bound = kValidationConstant * eps *
-            ((k + r) * std::abs(double(alpha)) * frobenius_norm(A) * frobenius_norm(B) + (r + 2.0) * c0_term);
+            ((k + r) * std::abs(double(alpha)) * frobenius_norm(A) * frobenius_norm(B) +
+             (r + 2.0) * c0_term);
   v.passed = std::isfinite(v.error) && v.error <= v.bound;
   return v;
 }
@@ -65,8 +67,8 @@ template Validation validate<double>(const HostMatrix<double>&, const HostMatrix
                                      const HostMatrix<double>&, const HostMatrix<double>&, double,
                                      double, int);
 template Validation validate<float>(const HostMatrix<float>&, const HostMatrix<float>&,
-                                    const HostMatrix<float>&, const HostMatrix<float>&, float, float,
-                                    int);
+                                    const HostMatrix<float>&, const HostMatrix<float>&, float,
+                                    float, int);
 template double frobenius_norm<double>(const HostMatrix<double>&);
 template double frobenius_norm<float>(const HostMatrix<float>&);
 

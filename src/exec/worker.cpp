@@ -27,7 +27,8 @@ double now_seconds() {
 template <class Scalar>
 std::unique_ptr<Worker<Scalar>> make_worker(const platform::ProcessorSpec& spec) {
   switch (spec.kind) {
-    case platform::ProcessorKind::host: return std::make_unique<HostWorker<Scalar>>(spec);
+    case platform::ProcessorKind::host:
+      return std::make_unique<HostWorker<Scalar>>(spec);
     case platform::ProcessorKind::staged:
       return std::make_unique<StagedWorker<Scalar, StagedHostBackend>>(spec);
     case platform::ProcessorKind::device:

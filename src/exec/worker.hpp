@@ -39,7 +39,8 @@ class Worker {
   // Allocates whatever buffers the plan needs (outside timed regions).
   virtual void prepare(const ProcessorPlan& plan) = 0;
   // Runs the steps; `t0` is the run's start on the steady clock (seconds since epoch of it).
-  virtual WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx, double t0) = 0;
+  virtual WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
+                              double t0) = 0;
   // GEMM rate (GFLOP/s) on data in the processor's own memory, for an s x s x s product.
   virtual double measure_gemm_rate(std::int64_t s, double max_seconds) = 0;
 

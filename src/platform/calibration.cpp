@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -22,9 +22,12 @@ std::int64_t calibration_size(std::int64_t tile, std::int64_t m, std::int64_t n,
 }
 
 std::string default_speed_cache_path() {
-  if (const char* d = std::getenv("CUBOID_CACHE_DIR"); d && *d) return std::string(d) + "/speeds.json";
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/cuboid/speeds.json";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/cuboid/speeds.json";
+  if (const char* d = std::getenv("CUBOID_CACHE_DIR"); d && *d)
+    return std::string(d) + "/speeds.json";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return std::string(x) + "/cuboid/speeds.json";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return std::string(h) + "/.cache/cuboid/speeds.json";
   return ".cuboid-speeds.json";
 }
 
@@ -40,7 +43,8 @@ SpeedCache::SpeedCache(std::string path) : path_(std::move(path)) {
     nlohmann::json j = nlohmann::json::parse(in);
     for (auto& [k, v] : j.at("speeds").items()) entries_.emplace_back(k, v.get<double>());
   } catch (const std::exception& e) {
-    std::cerr << "cuboid: warning: ignoring unreadable speed cache " << path_ << " (" << e.what() << ")\n";
+    std::cerr << "cuboid: warning: ignoring unreadable speed cache " << path_ << " (" << e.what()
+              << ")\n";
     entries_.clear();
   }
 }
@@ -77,10 +81,13 @@ void SpeedCache::save() const {
     }
   }
   std::filesystem::rename(tmp, path_, ec);
-  if (ec) std::cerr << "cuboid: warning: could not write the speed cache " << path_ << ": " << ec.message() << "\n";
+  if (ec)
+    std::cerr << "cuboid: warning: could not write the speed cache " << path_ << ": "
+              << ec.message() << "\n";
 }
 
-std::string SpeedCache::key(const ProcessorSpec& p, const std::string& precision, std::int64_t size) {
+std::string SpeedCache::key(const ProcessorSpec& p, const std::string& precision,
+                            std::int64_t size) {
   std::ostringstream os;
   os << hostname() << "|" << build_fingerprint() << "|" << p.name << "|threads=" << p.threads << "|"
      << precision << "|gemm=" << size;

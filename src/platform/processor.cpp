@@ -1,7 +1,7 @@
 #include "platform/processor.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <KokkosKernels_config.h>
+#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -16,9 +16,12 @@ namespace cuboid::platform {
 
 std::string to_string(ProcessorKind k) {
   switch (k) {
-    case ProcessorKind::host: return "host";
-    case ProcessorKind::staged: return "staged";
-    case ProcessorKind::device: return "device";
+    case ProcessorKind::host:
+      return "host";
+    case ProcessorKind::staged:
+      return "staged";
+    case ProcessorKind::device:
+      return "device";
   }
   return "?";
 }
@@ -135,8 +138,8 @@ std::string describe_build() {
   os << "HIP ";
 #endif
   os << "\n  default space: " << Kokkos::DefaultExecutionSpace::name()
-     << ", default host space: " << Kokkos::DefaultHostExecutionSpace::name()
-     << " (concurrency " << Kokkos::DefaultHostExecutionSpace().concurrency() << ")\n";
+     << ", default host space: " << Kokkos::DefaultHostExecutionSpace::name() << " (concurrency "
+     << Kokkos::DefaultHostExecutionSpace().concurrency() << ")\n";
   os << "Kokkos Kernels TPLs: ";
   bool any = false;
 #if defined(KOKKOSKERNELS_ENABLE_TPL_BLAS)
@@ -148,8 +151,8 @@ std::string describe_build() {
   any = true;
 #endif
   if (!any) os << "none (gemm uses Kokkos Kernels' own kernels)";
-  os << "\n  gemm takes an execution space: " << (CUBOID_HAVE_GEMM_WITH_SPACE ? "yes" : "no (before 3.6)")
-     << "\n";
+  os << "\n  gemm takes an execution space: "
+     << (CUBOID_HAVE_GEMM_WITH_SPACE ? "yes" : "no (before 3.6)") << "\n";
   os << "MPI: " << (CUBOID_ENABLE_MPI ? "enabled" : "disabled in this build") << "\n";
   const int nd = device_count();
   if (!device_backend_name().empty()) {

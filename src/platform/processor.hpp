@@ -12,9 +12,9 @@ enum class ProcessorKind { host, staged, device };
 struct ProcessorSpec {
   std::string name;  // "host", "staged", "staged:1", "cuda:0"
   ProcessorKind kind = ProcessorKind::host;
-  int index = 0;     // staged:N or cuda:N
-  int threads = 0;   // host threads for its BLAS (host and staged); 0 for devices
-  std::string space; // the Kokkos execution space it runs on
+  int index = 0;      // staged:N or cuda:N
+  int threads = 0;    // host threads for its BLAS (host and staged); 0 for devices
+  std::string space;  // the Kokkos execution space it runs on
   std::string memory_space;
   std::uint64_t memory_bytes = 0;  // what its own memory holds (host: available RAM)
   std::string description;         // device name and so on, for `cuboid info`

@@ -41,12 +41,15 @@ double run_case(const Case& c, const std::vector<std::string>& names, partition:
   auto specs = platform::resolve_processors(names, "test");
   std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers;
   for (const auto& s : specs) workers.push_back(exec::make_worker<Scalar>(s));
-  const partition::TileExtent t{(c.m + c.tile - 1) / c.tile, (c.n + c.tile - 1) / c.tile, (c.k + c.tile - 1) / c.tile};
+  const partition::TileExtent t{(c.m + c.tile - 1) / c.tile, (c.n + c.tile - 1) / c.tile,
+                                (c.k + c.tile - 1) / c.tile};
   exec::PlanOptions o;
   o.beta_is_one = c.beta == 1.0;
   o.beta_is_zero = c.beta == 0.0;
-  for (const auto& s : specs) o.budget_elements.push_back(s.kind == platform::ProcessorKind::host ? 0 : c.budget);
-  auto plan = exec::make_plan(partition::partition_tiles(a, d, speeds, t), c.m, c.n, c.k, c.tile, o);
+  for (const auto& s : specs)
+    o.budget_elements.push_back(s.kind == platform::ProcessorKind::host ? 0 : c.budget);
+  auto plan =
+      exec::make_plan(partition::partition_tiles(a, d, speeds, t), c.m, c.n, c.k, c.tile, o);
   exec::Engine<Scalar> engine(std::move(plan), std::move(workers), c.m, c.n);
 
   exec::HostMatrix<Scalar> A("A", c.m, c.k), B("B", c.k, c.n), C0("C0", c.m, c.n), C("C", c.m, c.n);
@@ -84,8 +87,8 @@ TEST(Engine, EveryAlgorithmDiscretizationAndProcessorCount) {
       for (const auto& names : kProcessorSets) {
         std::vector<double> speeds;
         for (std::size_t q = 0; q < names.size(); ++q) speeds.push_back(1.0 + 2.0 * double(q));
-        SCOPED_TRACE(std::string(name) + "/" + std::string(partition::to_string(d)) + "/p=" +
-                     std::to_string(names.size()));
+        SCOPED_TRACE(std::string(name) + "/" + std::string(partition::to_string(d)) +
+                     "/p=" + std::to_string(names.size()));
         EXPECT_LT(run_case<double>(c, names, *partition::parse_algorithm(name), d, speeds), 1e-12);
       }
     }
@@ -104,10 +107,11 @@ TEST(Engine, AlphaBetaCases) {
 }
 
 TEST(Engine, BetaZeroClearsNaN) {
-  for (auto a : {partition::Algorithm::nrrp3d, partition::Algorithm::grid, partition::Algorithm::column}) {
+  for (auto a :
+       {partition::Algorithm::nrrp3d, partition::Algorithm::grid, partition::Algorithm::column}) {
     const Case c{33, 35, 40, 8, 1.5, 0.0, true};
-    EXPECT_LT(run_case<double>(c, {"host", "staged", "staged:1"}, a, partition::Discretization::precise,
-                               {1, 1, 1}),
+    EXPECT_LT(run_case<double>(c, {"host", "staged", "staged:1"}, a,
+                               partition::Discretization::precise, {1, 1, 1}),
               1e-12)
         << partition::to_string(a);
   }

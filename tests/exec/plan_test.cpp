@@ -43,12 +43,14 @@ void check_plan(const exec::Plan& plan, const Problem& p, bool beta_is_one) {
     }
   }
   for (std::size_t e = 0; e < cover.size(); ++e) ASSERT_EQ(cover[e], 1) << "element-task " << e;
-  for (std::size_t e = 0; e < beta.size(); ++e) ASSERT_EQ(beta[e], beta_is_one ? 0 : 1) << "C element " << e;
+  for (std::size_t e = 0; e < beta.size(); ++e)
+    ASSERT_EQ(beta[e], beta_is_one ? 0 : 1) << "C element " << e;
 }
 
-exec::Plan plan_for(partition::Algorithm a, partition::Discretization d, const std::vector<double>& speeds,
-                    const Problem& p, exec::PlanOptions o) {
-  const partition::TileExtent t{(p.m + p.tile - 1) / p.tile, (p.n + p.tile - 1) / p.tile, (p.k + p.tile - 1) / p.tile};
+exec::Plan plan_for(partition::Algorithm a, partition::Discretization d,
+                    const std::vector<double>& speeds, const Problem& p, exec::PlanOptions o) {
+  const partition::TileExtent t{(p.m + p.tile - 1) / p.tile, (p.n + p.tile - 1) / p.tile,
+                                (p.k + p.tile - 1) / p.tile};
   return exec::make_plan(partition::partition_tiles(a, d, speeds, t), p.m, p.n, p.k, p.tile, o);
 }
 
@@ -61,8 +63,8 @@ TEST(Plan, EveryAlgorithmCoversOnceAndAppliesBetaOnce) {
     for (auto disc : {partition::Discretization::rounded, partition::Discretization::precise}) {
       for (const auto& speeds : speed_sets) {
         for (bool beta_one : {false, true}) {
-          SCOPED_TRACE(std::string(name) + " " + std::string(partition::to_string(disc)) + " p=" +
-                       std::to_string(speeds.size()) + (beta_one ? " beta=1" : ""));
+          SCOPED_TRACE(std::string(name) + " " + std::string(partition::to_string(disc)) +
+                       " p=" + std::to_string(speeds.size()) + (beta_one ? " beta=1" : ""));
           exec::PlanOptions o;
           o.beta_is_one = beta_one;
           check_plan(plan_for(*partition::parse_algorithm(name), disc, speeds, p, o), p, beta_one);
@@ -77,7 +79,8 @@ TEST(Plan, BudgetSplitsStepsAndKeepsBlocksResident) {
   exec::PlanOptions o;
   const std::int64_t budget = 6000;  // elements: far less than one piece
   o.budget_elements = {budget, budget};
-  const auto plan = plan_for(partition::Algorithm::slab, partition::Discretization::rounded, {1.0, 1.0}, p, o);
+  const auto plan =
+      plan_for(partition::Algorithm::slab, partition::Discretization::rounded, {1.0, 1.0}, p, o);
   check_plan(plan, p, false);
   for (const auto& pp : plan.processors) {
     EXPECT_GT(pp.steps.size(), std::size_t(pp.pieces));
@@ -103,14 +106,16 @@ TEST(Plan, SplitKGoesThroughPartialsOwnedByLowerProcessorsFirst) {
   check_plan(plan, p, false);
   EXPECT_TRUE(plan.k_split);
   EXPECT_FALSE(plan.partials.empty());
-  for (const auto& buf : plan.partials) EXPECT_GT(buf.processor, 0);  // processor 0 owns what it touches
+  for (const auto& buf : plan.partials)
+    EXPECT_GT(buf.processor, 0);  // processor 0 owns what it touches
 }
 
 TEST(Plan, BetaZeroNeedsNoOldC) {
   const Problem p{40, 40, 40, 8};
   exec::PlanOptions o;
   o.beta_is_zero = true;
-  const auto plan = plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise, {1.0, 2.0}, p, o);
+  const auto plan =
+      plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise, {1.0, 2.0}, p, o);
   for (const auto& pp : plan.processors)
     for (const auto& s : pp.steps)
       if (s.beta != BetaUse::one) {
