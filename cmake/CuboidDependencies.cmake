@@ -75,3 +75,30 @@ endif()
 if(CUBOID_ENABLE_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+
+# The CUDA variant (scripts/build-cuda): Kokkos with the CUDA backend compiles everything with
+# its nvcc_wrapper (or Clang), and the architecture comes in through CMAKE_CXX_FLAGS.
+if(Kokkos_ENABLE_CUDA)
+  set(CUBOID_CUDA_ARCH "" CACHE STRING "Compute capability of the CUDA variant, e.g. 90 (set by scripts/build-cuda)")
+  get_filename_component(_cuboid_cxx_name "${CMAKE_CXX_COMPILER}" NAME)
+  if(NOT _cuboid_cxx_name STREQUAL "nvcc_wrapper" AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR
+      "This Kokkos has the CUDA backend: configure cuboid with CMAKE_CXX_COMPILER set to the "
+      "nvcc_wrapper next to it (scripts/build-cuda does that), not ${CMAKE_CXX_COMPILER}.")
+  endif()
+  if(NOT CMAKE_CXX_FLAGS MATCHES "-arch=sm_|--cuda-gpu-arch")
+    message(WARNING "No -arch=sm_XX in CMAKE_CXX_FLAGS: nvcc_wrapper falls back to its default architecture.")
+  endif()
+  message(STATUS "cuboid: CUDA variant for sm_${CUBOID_CUDA_ARCH} (CMAKE_CXX_FLAGS: ${CMAKE_CXX_FLAGS})")
+  # Libraries that never see Kokkos skip nvcc: nvcc's front end rejects some host-only headers
+  # (toml++'s `if constexpr` in generic lambdas), and the host compiler is faster anyway.
+  set(CUBOID_HOST_ONLY_TARGETS cuboid_deck CACHE STRING "Targets nvcc_wrapper hands to the host compiler")
+  function(_cuboid_host_only_targets)
+    foreach(t ${CUBOID_HOST_ONLY_TARGETS})
+      if(TARGET ${t})
+        target_compile_options(${t} PRIVATE --host-only)
+      endif()
+    endforeach()
+  endfunction()
+  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _cuboid_host_only_targets)
+endif()

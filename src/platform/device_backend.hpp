@@ -22,10 +22,30 @@ DeviceInfo device_info(int index);
 // Name of the device backend compiled in ("Cuda"), or "" for a host-only build.
 std::string device_backend_name();
 
+// The device this process's Kokkos drives, or -1 (no device backend, or Kokkos not running).
+// Kokkos 3.x and 4.x drive exactly one device per process: the one chosen at initialisation
+// (KOKKOS_DEVICE_ID, --kokkos-device-id, or the node-local MPI rank modulo the device count).
+int active_device();
+
+// Throws cuboid::Error, naming `where`, unless device `index` is the one this process drives.
+void require_active_device(int index, const std::string& where);
+
 #if defined(KOKKOS_ENABLE_CUDA)
-// `n` execution-space instances, each on a stream of its own (kept alive until exit), so that
-// copies and GEMMs issued on different instances can overlap.
+// `n` execution-space instances on the active device, each on a stream of its own, so that
+// copies and GEMMs issued on different instances can overlap. The streams are created once and
+// reused by later calls (they live until the process exits).
 std::vector<Kokkos::Cuda> make_device_instances(int n);
+
+// Makes `space`'s device current on the calling thread. CUDA's current device is per thread and
+// Kokkos 3.x sets it only on the thread that initialised it, while the engine drives each
+// processor from a thread of its own: every copy and GEMM call on a device goes through this.
+void make_current(const Kokkos::Cuda& space);
+
+// Kokkos Kernels before 3.6 calls cuBLAS on one process-wide handle and takes no execution
+// space. This points that handle at `space`'s stream, so that the next KokkosBlas::gemm on
+// device views is ordered on `space` like any other work issued to it. Returns false when this
+// build has no cuBLAS TPL (gemm then runs Kokkos Kernels' own kernel on the default instance).
+bool bind_blas_stream(const Kokkos::Cuda& space);
 #endif
 
 }  // namespace cuboid::platform
