@@ -1,0 +1,350 @@
+// Device measurements for docs/gpu.md (built only when Kokkos has the CUDA backend).
+//
+//   cuboid-device-bench [--sizes 4096,8192,16384,32768] [--reps 3] [--tile 1024]
+//                       [--budgets-mib 4096,16384,0] [--no-host] [--markdown FILE]
+//
+// For each size n (square, double precision, C = A*B):
+//  1. device-resident: our gemm path (kokkos_ext::gemm on an engine stream) against a plain
+//     cuBLAS dgemm on the same device views, in the same process;
+//  2. host-resident pipeline: the engine with the device alone, matrices in host memory, for
+//     each memory budget (0 = the engine's default, 80% of free device memory), as a fraction
+//     of the cuBLAS rate of 1., with the input-wait time (stall_s), the bytes moved and the
+//     share of the input-copy time the overlap hid (1 - stall / (h2d bytes / pinned bandwidth));
+//  3. host + device against the device alone (same budget: the first one given).
+// cuBLAS and the CUDA runtime are called directly here because they are the reference, not the
+// engine: the engine itself only reaches CUDA through src/platform/device_backend.cpp.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "exec/engine.hpp"
+#include "exec/matrices.hpp"
+#include "exec/plan.hpp"
+#include "exec/worker.hpp"
+#include "kokkos_ext/compat.hpp"
+#include "partition/strategy.hpp"
+#include "platform/device_backend.hpp"
+#include "platform/processor.hpp"
+#include "util/host_memory.hpp"
+
+namespace cuboid::bench {
+
+using DeviceMatrix = Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace>;
+
+struct Options {
+  std::vector<std::int64_t> sizes{4096, 8192, 16384, 32768};
+  std::vector<double> budgets_mib{4096, 16384, 0};
+  std::int64_t tile = 1024;
+  int reps = 3;
+  bool host = true;
+  std::string markdown;
+};
+
+std::vector<double> parse_list(const std::string& s) {
+  std::vector<double> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(std::stod(item));
+  return out;
+}
+
+double gflops(std::int64_t n, double seconds) {
+  return 2.0 * double(n) * double(n) * double(n) / seconds / 1e9;
+}
+
+// Best of `reps` timed calls after one untimed call.
+template <class F>
+double best_seconds(int reps, F&& f) {
+  f();
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const double t = exec::now_seconds();
+    f();
+    best = std::min(best, exec::now_seconds() - t);
+  }
+  return best;
+}
+
+// Deterministic device contents (values in [-1, 1)), written by a device kernel.
+void fill_device(const DeviceMatrix& M, std::uint64_t seed, exec::MatrixId id) {
+  using policy = Kokkos::MDRangePolicy<Kokkos::Cuda, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+  Kokkos::parallel_for(
+      "cuboid::bench::fill_device", policy({0, 0}, {M.extent(0), M.extent(1)}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+        M(i, j) = exec::element_value(seed, id, i, j);
+      });
+  Kokkos::fence();
+}
+
+struct Bandwidth {
+  double h2d = 0, d2h = 0;  // GB/s, pinned host memory
+};
+
+Bandwidth measure_bandwidth(const Kokkos::Cuda& space) {
+  const std::size_t n = std::size_t(1) << 27;  // 1 GiB of doubles
+  Kokkos::View<double*, Kokkos::CudaHostPinnedSpace> h("cuboid::bench::pinned", n);
+  Kokkos::View<double*, Kokkos::CudaSpace> d("cuboid::bench::device", n);
+  const double bytes = double(n) * sizeof(double);
+  Bandwidth bw;
+  bw.h2d = bytes /
+           best_seconds(5,
+                        [&] {
+                          kokkos_ext::deep_copy(space, d, h);
+                          space.fence();
+                        }) /
+           1e9;
+  bw.d2h = bytes /
+           best_seconds(5,
+                        [&] {
+                          kokkos_ext::deep_copy(space, h, d);
+                          space.fence();
+                        }) /
+           1e9;
+  return bw;
+}
+
+struct ResidentResult {
+  double ours = 0, cublas = 0;  // GFLOP/s
+};
+
+ResidentResult device_resident(std::int64_t n, int reps, const Kokkos::Cuda& space) {
+  DeviceMatrix A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::bench::A"), n, n);
+  DeviceMatrix B(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::bench::B"), n, n);
+  DeviceMatrix C(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::bench::C"), n, n);
+  fill_device(A, 1, exec::MatrixId::A);
+  fill_device(B, 1, exec::MatrixId::B);
+  using Unmanaged = Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Unmanaged a(A.data(), n, n), b(B.data(), n, n), c(C.data(), n, n);
+  ResidentResult r;
+  r.ours = gflops(n, best_seconds(reps, [&] {
+                    kokkos_ext::gemm(space, 1.0, a, b, 0.0, c);
+                    space.fence();
+                  }));
+  cublasHandle_t handle = nullptr;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error("cublasCreate failed");
+  cublasSetStream(handle, space.cuda_stream());
+  const double one = 1.0, zero = 0.0;
+  const int ni = int(n);
+  r.cublas =
+      gflops(n, best_seconds(reps, [&] {
+               if (cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, A.data(), ni,
+                               B.data(), ni, &zero, C.data(), ni) != CUBLAS_STATUS_SUCCESS)
+                 throw std::runtime_error("cublasDgemm failed");
+               space.fence();
+             }));
+  cublasDestroy(handle);
+  return r;
+}
+
+struct PipelineResult {
+  double gflops = 0, seconds = 0;
+  int steps = 0;
+  double stall_s = 0, busy_s = 0, h2d_bytes = 0, d2h_bytes = 0;
+  std::vector<std::string> shares;  // per processor: name and share of the flops
+};
+
+// One engine run set-up (processors, speeds, budget for the device) timed over `reps` runs.
+PipelineResult pipeline(const std::vector<std::string>& names, const std::vector<double>& speeds,
+                        double budget_mib, std::int64_t n, std::int64_t tile, int reps,
+                        const exec::HostMatrix<double>& A, const exec::HostMatrix<double>& B,
+                        const exec::HostMatrix<double>& C) {
+  const auto specs = platform::resolve_processors(names, "cuboid-device-bench");
+  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+  exec::PlanOptions popt;
+  popt.beta_is_zero = true;
+  for (const auto& s : specs) {
+    workers.push_back(exec::make_worker<double>(s));
+    double bytes = 0;
+    if (s.kind == platform::ProcessorKind::device)
+      bytes = budget_mib > 0 ? budget_mib * 1024.0 * 1024.0 : 0.8 * double(s.memory_bytes);
+    popt.budget_elements.push_back(std::int64_t(bytes / sizeof(double)));
+  }
+  const std::int64_t t = (n + tile - 1) / tile;
+  const partition::TileExtent tiles{t, t, t};
+  const auto zones = partition::partition_tiles(partition::Algorithm::nrrp3d,
+                                                partition::Discretization::precise, speeds, tiles);
+  exec::Plan plan = exec::make_plan(zones, n, n, n, tile, popt);
+  std::vector<double> flops;
+  for (const auto& p : plan.processors) flops.push_back(p.flops);
+  exec::Engine<double> engine(std::move(plan), std::move(workers), n, n);
+  PipelineResult best;
+  best.seconds = 1e30;
+  for (int r = 0; r <= reps; ++r) {  // the first run is a warm-up
+    const auto res = engine.run(A, B, C, 1.0, 0.0);
+    if (r == 0 || res.seconds >= best.seconds) continue;
+    best.seconds = res.seconds;
+    best.steps = 0;
+    best.stall_s = best.busy_s = best.h2d_bytes = best.d2h_bytes = 0;
+    for (std::size_t q = 0; q < specs.size(); ++q) {
+      if (specs[q].kind != platform::ProcessorKind::device) continue;
+      const auto& w = res.workers[q];
+      best.steps += w.steps;
+      best.stall_s += w.stall_s, best.busy_s += w.busy_s;
+      best.h2d_bytes += w.h2d_bytes, best.d2h_bytes += w.d2h_bytes;
+    }
+  }
+  best.gflops = gflops(n, best.seconds);
+  double total = 0;
+  for (double f : flops) total += f;
+  for (std::size_t q = 0; q < specs.size(); ++q)
+    best.shares.push_back(fmt::format("{} {:.0f}%", specs[q].name, 100.0 * flops[q] / total));
+  return best;
+}
+
+std::string budget_name(double mib) {
+  return mib > 0 ? fmt::format("{:.0f} MiB", mib) : std::string("default (80% free)");
+}
+
+int run(const Options& opt) {
+  if (platform::device_count() == 0) {
+    std::cerr << "cuboid-device-bench: no CUDA device visible to this process\n";
+    return 2;
+  }
+  const int dev = platform::active_device();
+  const auto info = platform::device_info(dev);
+  const std::string device = "cuda:" + std::to_string(dev);
+  auto space = platform::make_device_instances(2)[1];
+  std::ostringstream md;
+  md << fmt::format("Device: {} ({}), compute capability {}.{}, {} ({} free). Host: {}.\n\n",
+                    device, info.name, info.compute_major, info.compute_minor,
+                    human_bytes(double(info.total_bytes)), human_bytes(double(info.free_bytes)),
+                    hostname());
+  const Bandwidth bw = measure_bandwidth(space);
+  md << fmt::format(
+      "Pinned copies, 1 GiB: host to device {:.1f} GB/s, device to host {:.1f} GB/s.\n\n", bw.h2d,
+      bw.d2h);
+  std::cout << md.str() << std::flush;
+
+  std::ostringstream t1, t2, t3;
+  t1 << "| n | cuBLAS dgemm GFLOP/s | cuboid gemm path GFLOP/s | ratio |\n|---|---|---|---|\n";
+  t2 << "| n | device budget | steps | GFLOP/s | fraction of cuBLAS | stall s | h2d GB | d2h GB | "
+        "input copy hidden |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
+  t3 << "| n | device budget | device alone GFLOP/s | host + device GFLOP/s | gain | flop shares "
+        "|\n"
+        "|---|---|---|---|---|---|\n";
+  for (const std::int64_t n : opt.sizes) {
+    std::cerr << "n = " << n << ": device-resident gemm\n";
+    ResidentResult rr;
+    try {
+      rr = device_resident(n, opt.reps, space);
+      t1 << fmt::format("| {} | {:.0f} | {:.0f} | {:.3f} |\n", n, rr.cublas, rr.ours,
+                        rr.ours / rr.cublas);
+    } catch (const std::exception& e) {
+      t1 << fmt::format("| {} | failed: {} | | |\n", n, e.what());
+      continue;
+    }
+    std::cerr << "n = " << n << ": host matrices\n";
+    exec::HostMatrix<double> A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::bench::hA"),
+                               n, n);
+    exec::HostMatrix<double> B(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::bench::hB"),
+                               n, n);
+    exec::HostMatrix<double> C(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::bench::hC"),
+                               n, n);
+    exec::fill_random(A, 1, exec::MatrixId::A);
+    exec::fill_random(B, 1, exec::MatrixId::B);
+    exec::fill_value(C, 0.0);
+    std::vector<double> device_alone(opt.budgets_mib.size(), 0);
+    for (std::size_t bi = 0; bi < opt.budgets_mib.size(); ++bi) {
+      const double budget = opt.budgets_mib[bi];
+      std::cerr << "n = " << n << ": pipeline, device alone, budget " << budget_name(budget)
+                << "\n";
+      try {
+        const auto p = pipeline({device}, {rr.ours}, budget, n, opt.tile, opt.reps, A, B, C);
+        device_alone[bi] = p.gflops;
+        const double copy_s = p.h2d_bytes / (bw.h2d * 1e9);
+        const double hidden = copy_s > 0 ? std::clamp(1.0 - p.stall_s / copy_s, 0.0, 1.0) : 0.0;
+        t2 << fmt::format(
+            "| {} | {} | {} | {:.0f} | {:.3f} | {:.3f} | {:.2f} | {:.2f} | {:.0f}% |\n", n,
+            budget_name(budget), p.steps, p.gflops, p.gflops / rr.cublas, p.stall_s,
+            p.h2d_bytes / 1e9, p.d2h_bytes / 1e9, 100 * hidden);
+      } catch (const std::exception& e) {
+        t2 << fmt::format("| {} | {} | failed: {} | | | | | | |\n", n, budget_name(budget),
+                          e.what());
+      }
+    }
+    if (opt.host && !opt.budgets_mib.empty()) {
+      const double budget = opt.budgets_mib.front();
+      std::cerr << "n = " << n << ": pipeline, host + device\n";
+      try {
+        const auto host_spec =
+            platform::resolve_processors({"host", device}, "cuboid-device-bench").front();
+        auto host_worker = exec::make_worker<double>(host_spec);
+        const double host_rate =
+            host_worker->measure_gemm_rate(std::min<std::int64_t>(n, 4096), 2.0);
+        host_worker.reset();
+        const auto p = pipeline({"host", device}, {host_rate, rr.ours}, budget, n, opt.tile,
+                                opt.reps, A, B, C);
+        std::string shares;
+        for (const auto& s : p.shares) shares += (shares.empty() ? "" : ", ") + s;
+        t3 << fmt::format("| {} | {} | {:.0f} | {:.0f} | {:.3f} | {} |\n", n, budget_name(budget),
+                          device_alone.front(), p.gflops,
+                          device_alone.front() > 0 ? p.gflops / device_alone.front() : 0.0, shares);
+      } catch (const std::exception& e) {
+        t3 << fmt::format("| {} | {} | failed: {} | | | |\n", n, budget_name(budget), e.what());
+      }
+    }
+  }
+  md << "Device-resident GEMM (best of " << opt.reps << "):\n\n" << t1.str() << "\n";
+  md << "Host-resident pipeline, device alone (best of " << opt.reps << " after a warm-up):\n\n"
+     << t2.str() << "\n";
+  if (opt.host) md << "Host + device against the device alone:\n\n" << t3.str() << "\n";
+  std::cout << md.str().substr(md.str().find("Device-resident")) << std::flush;
+  if (!opt.markdown.empty()) {
+    std::ofstream(opt.markdown) << md.str();
+  }
+  return 0;
+}
+
+}  // namespace cuboid::bench
+
+int main(int argc, char** argv) {
+  cuboid::bench::Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--sizes") {
+      opt.sizes.clear();
+      for (double v : cuboid::bench::parse_list(value())) opt.sizes.push_back(std::int64_t(v));
+    } else if (a == "--budgets-mib") {
+      opt.budgets_mib = cuboid::bench::parse_list(value());
+    } else if (a == "--reps") {
+      opt.reps = std::stoi(value());
+    } else if (a == "--tile") {
+      opt.tile = std::stoll(value());
+    } else if (a == "--no-host") {
+      opt.host = false;
+    } else if (a == "--markdown") {
+      opt.markdown = value();
+    } else {
+      std::cerr
+          << "usage: cuboid-device-bench [--sizes LIST] [--budgets-mib LIST] [--reps N] [--tile T] "
+             "[--no-host] [--markdown FILE]\n";
+      return a == "-h" || a == "--help" ? 0 : 2;
+    }
+  }
+  cuboid::kokkos_ext::initialize();
+  int rc = 0;
+  try {
+    rc = cuboid::bench::run(opt);
+  } catch (const std::exception& e) {
+    std::cerr << "cuboid-device-bench: " << e.what() << "\n";
+    rc = 1;
+  }
+  Kokkos::finalize();
+  return rc;
+}
