@@ -337,7 +337,13 @@ int main(int argc, char** argv) {
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
-  cuboid::kokkos_ext::initialize();
+  // Without a driver or a device Kokkos' own initialisation throws: say so and stop.
+  try {
+    cuboid::kokkos_ext::initialize();
+  } catch (const std::exception& e) {
+    std::cerr << "cuboid-device-bench: Kokkos could not start on a device: " << e.what() << "\n";
+    return 2;
+  }
   int rc = 0;
   try {
     rc = cuboid::bench::run(opt);
