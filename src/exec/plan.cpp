@@ -32,16 +32,24 @@ Rect to_elements(const partition::TileBox& b, std::int64_t m, std::int64_t n, st
 // Cuts a piece into steps that fit `budget` elements of buffers. Keeps C blocks as large as
 // possible (they are the expensive part to move) and streams along k first.
 void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int64_t tile,
-                      std::int64_t budget,
+                      std::int64_t budget, int min_panels,
                       std::vector<std::tuple<Rect, std::int64_t, std::int64_t>>& out) {
   const std::int64_t depth = l1 - l0;
+  // Deepest panel that still gives min_panels panels, on tile boundaries.
+  const std::int64_t wanted =
+      min_panels > 1 ? std::max(tile, (depth / min_panels + tile - 1) / tile * tile) : depth;
   if (budget <= 0 || staged_footprint(c.rows(), c.cols(), depth) <= budget) {
-    out.emplace_back(c, l0, l1);
+    if (wanted >= depth) {
+      out.emplace_back(c, l0, l1);
+    } else {
+      for (std::int64_t l = l0; l < l1; l += wanted)
+        out.emplace_back(c, l, std::min(l1, l + wanted));
+    }
     return;
   }
   // Deepest panel (a multiple of the tile) that fits next to this C block.
   const std::int64_t room = budget - 2 * c.rows() * c.cols();
-  std::int64_t panel = room > 0 ? room / (2 * (c.rows() + c.cols())) : 0;
+  std::int64_t panel = room > 0 ? std::min(wanted, room / (2 * (c.rows() + c.cols()))) : 0;
   if (panel >= std::min(depth, tile)) {
     if (panel < depth) panel = std::max(tile, panel / tile * tile);
     for (std::int64_t l = l0; l < l1; l += panel) out.emplace_back(c, l, std::min(l1, l + panel));
@@ -63,8 +71,8 @@ void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int6
     std::int64_t mid = c.j0 + std::max(tile, (c.cols() / 2) / tile * tile);
     a.j1 = mid, b.j0 = mid;
   }
-  split_for_budget(a, l0, l1, tile, budget, out);
-  split_for_budget(b, l0, l1, tile, budget, out);
+  split_for_budget(a, l0, l1, tile, budget, min_panels, out);
+  split_for_budget(b, l0, l1, tile, budget, min_panels, out);
 }
 
 }  // namespace
@@ -147,7 +155,9 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
         }
       }
       std::vector<std::tuple<Rect, std::int64_t, std::int64_t>> parts;
-      split_for_budget(c, l0, l1, tile, budget, parts);
+      const int min_panels =
+          q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
+      split_for_budget(c, l0, l1, tile, budget, min_panels, parts);
       // Steps on the same sub-block follow each other, so the block stays resident.
       for (std::size_t s = 0; s < parts.size(); ++s) {
         const auto& [rect, a, z] = parts[s];

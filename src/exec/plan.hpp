@@ -68,6 +68,9 @@ struct PlanOptions {
   // Elements each processor may hold at once (A and B panels double-buffered, two C blocks);
   // 0 means it works in place and needs no buffers.
   std::vector<std::int64_t> budget_elements;
+  // Fewest k-panels each piece of a processor is cut into (1 when absent). A device needs
+  // several: with a single step there is nothing for the copies to overlap with.
+  std::vector<int> min_panels;
 };
 
 Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, std::int64_t n,

@@ -28,8 +28,9 @@ std::string to_string(ProcessorKind k) {
 
 std::vector<std::string> default_processor_names() {
   std::vector<std::string> names{"host"};
-  const std::string backend = device_backend_name();
-  for (int d = 0; d < device_count(); ++d) names.push_back("cuda:" + std::to_string(d));
+  // A process drives one device (Kokkos' choice at initialisation): on a node with several,
+  // run one MPI rank per device.
+  if (const int d = active_device(); d >= 0) names.push_back("cuda:" + std::to_string(d));
   return names;
 }
 
@@ -91,6 +92,7 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
       if (index >= count)
         throw Error(where + ": processor \"" + name + "\" is not available: this node has " +
                     std::to_string(count) + " CUDA device(s)");
+      require_active_device(index, where);
       const DeviceInfo info = device_info(index);
       p.kind = ProcessorKind::device;
       p.index = index;

@@ -130,3 +130,16 @@ TEST(Plan, RejectsHolesAndOutsidePieces) {
   std::vector<partition::TileZone> outside{{TileBox{{0, 0, 0}, {3, 2, 2}}}};
   EXPECT_THROW(exec::make_plan(outside, 16, 16, 16, 8, {}), std::invalid_argument);
 }
+
+TEST(Plan, MinPanelsCutsEveryPieceAlongK) {
+  const Problem p{64, 64, 512, 16};
+  exec::PlanOptions o;
+  o.budget_elements = {0, 1 << 20};  // the second processor fits everything in one step...
+  o.min_panels = {1, 4};             // ...but is asked for four panels per piece
+  const auto plan =
+      plan_for(partition::Algorithm::slab, partition::Discretization::rounded, {1.0, 1.0}, p, o);
+  check_plan(plan, p, false);
+  EXPECT_EQ(plan.processors[0].steps.size(), std::size_t(plan.processors[0].pieces));
+  EXPECT_GE(plan.processors[1].steps.size(), 4u * std::size_t(plan.processors[1].pieces));
+  for (const auto& s : plan.processors[1].steps) EXPECT_EQ(s.depth() % p.tile, 0);
+}
