@@ -5,6 +5,7 @@
 // copies of step s+1 and the drain of step s-1 overlap the GEMM of step s.
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
@@ -18,20 +19,27 @@ class StagedWorker final : public Worker<Scalar> {
   using staging_space = typename Backend::staging_space;
   using Buffer = Kokkos::View<Scalar*, mem_space>;
   using Staging = Kokkos::View<Scalar*, staging_space>;
-  using Block = Kokkos::View<Scalar**, Kokkos::LayoutLeft, mem_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using StagingBlock =
-      Kokkos::View<Scalar**, Kokkos::LayoutLeft, staging_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Block = Kokkos::View<Scalar**, Kokkos::LayoutLeft, mem_space,
+                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using StagingBlock = Kokkos::View<Scalar**, Kokkos::LayoutLeft, staging_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
  public:
   explicit StagedWorker(const platform::ProcessorSpec& spec)
-      : Worker<Scalar>(spec), instances_(Backend::instances(spec)) {}
+      : Worker<Scalar>(spec),
+        instances_(Backend::instances(spec)),
+        // A device has no cores of its own: it borrows a few for packing.
+        copy_threads_(spec.threads > 0
+                          ? spec.threads
+                          : std::max(1, std::min(4, int(std::thread::hardware_concurrency())))) {}
 
   void prepare(const ProcessorPlan& plan) override {
     kokkos_ext::ScopedRegion region("cuboid::exec::allocate_buffers");
     ensure(plan.max_a, plan.max_b, plan.max_c);
   }
 
-  WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx, double t0) override {
+  WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
+                      double t0) override {
     kokkos_ext::ScopedRegion region("cuboid::exec::staged[" + this->spec_.name + "]");
     set_thread_count(this->spec_.threads);
     ensure(plan.max_a, plan.max_b, plan.max_c);
@@ -66,7 +74,9 @@ class StagedWorker final : public Worker<Scalar> {
       const Block a(a_buf_[ab].data(), step.c.rows(), step.depth());
       const Block b(b_buf_[ab].data(), step.depth(), step.c.cols());
       const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
-      const Scalar beta = step.beta == BetaUse::one ? Scalar(1) : step.beta == BetaUse::zero ? Scalar(0) : ctx.beta;
+      const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
+                          : step.beta == BetaUse::zero ? Scalar(0)
+                                                       : ctx.beta;
       kokkos_ext::gemm(compute, ctx.alpha, a, b, beta, c);
       // The next step's old C may be what this step is about to produce: then it is fetched
       // only after this step's block has been drained.
@@ -96,7 +106,8 @@ class StagedWorker final : public Worker<Scalar> {
 
   double measure_gemm_rate(std::int64_t s, double max_seconds) override {
     set_thread_count(this->spec_.threads);
-    Buffer a("cuboid::calibrate::A", std::size_t(s * s)), b("cuboid::calibrate::B", std::size_t(s * s)),
+    Buffer a("cuboid::calibrate::A", std::size_t(s * s)),
+        b("cuboid::calibrate::B", std::size_t(s * s)),
         c("cuboid::calibrate::C", std::size_t(s * s));
     Kokkos::deep_copy(a, Scalar(0.5));
     Kokkos::deep_copy(b, Scalar(0.25));
@@ -125,7 +136,9 @@ class StagedWorker final : public Worker<Scalar> {
   void ensure(std::int64_t a, std::int64_t b, std::int64_t c) {
     auto grow = [](auto& views, std::int64_t n, const char* label) {
       for (auto& v : views)
-        if (std::int64_t(v.extent(0)) < n) v = std::decay_t<decltype(v)>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), std::size_t(n));
+        if (std::int64_t(v.extent(0)) < n)
+          v = std::decay_t<decltype(v)>(
+              Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), std::size_t(n));
     };
     grow(a_buf_, a, "cuboid::exec::A_panel");
     grow(b_buf_, b, "cuboid::exec::B_panel");
@@ -149,17 +162,24 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
   // Packs a block of a LayoutLeft host matrix (columns are contiguous) into a dense buffer.
+  // Packs a block of a LayoutLeft host matrix (columns are contiguous) into a dense buffer.
+  // Large blocks are copied by several threads: one thread's memcpy is far slower than a
+  // PCIe link, and the host-resident pipeline is only as fast as its packing.
   template <class View>
-  static void pack(const View& src, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1,
-                   Scalar* dst) {
+  void pack(const View& src, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1,
+            Scalar* dst) const {
     const std::int64_t rows = i1 - i0;
+    const bool large = double(rows) * double(j1 - j0) * sizeof(Scalar) > double(1 << 22);
+#pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
     for (std::int64_t j = j0; j < j1; ++j)
       std::memcpy(dst + (j - j0) * rows, &src(i0, j), std::size_t(rows) * sizeof(Scalar));
   }
   template <class View>
-  static void unpack(const Scalar* src, const View& dst, std::int64_t i0, std::int64_t i1, std::int64_t j0,
-                     std::int64_t j1) {
+  void unpack(const Scalar* src, const View& dst, std::int64_t i0, std::int64_t i1, std::int64_t j0,
+              std::int64_t j1) const {
     const std::int64_t rows = i1 - i0;
+    const bool large = double(rows) * double(j1 - j0) * sizeof(Scalar) > double(1 << 22);
+#pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
     for (std::int64_t j = j0; j < j1; ++j)
       std::memcpy(&dst(i0, j), src + (j - j0) * rows, std::size_t(rows) * sizeof(Scalar));
   }
@@ -179,8 +199,9 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
   // Brings step s's old C block in, or frees its slot when the block will be overwritten.
-  void prepare_c(std::size_t s, const std::vector<Step>& steps, const std::vector<int>& slot_of_step,
-                 const RunContext<Scalar>& ctx, WorkerStats& st) {
+  void prepare_c(std::size_t s, const std::vector<Step>& steps,
+                 const std::vector<int>& slot_of_step, const RunContext<Scalar>& ctx,
+                 WorkerStats& st) {
     const Step& step = steps[s];
     const int cs = slot_of_step[s];
     if (step.c_in) {
@@ -188,8 +209,10 @@ class StagedWorker final : public Worker<Scalar> {
       complete_drains(ctx);
       const std::int64_t rows = step.c.rows(), cols = step.c.cols();
       const auto [host, i_off, j_off] = c_home(step, ctx);
-      pack(host, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off, step.c.j1 - j_off, c_stage_[cs].data());
-      copy(instances_[0], Block(c_buf_[cs].data(), rows, cols), StagingBlock(c_stage_[cs].data(), rows, cols));
+      pack(host, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off, step.c.j1 - j_off,
+           c_stage_[cs].data());
+      copy(instances_[0], Block(c_buf_[cs].data(), rows, cols),
+           StagingBlock(c_stage_[cs].data(), rows, cols));
       st.h2d_bytes += double(rows * cols) * sizeof(Scalar);
     } else if (s == 0 || steps[s - 1].c_out) {
       // A new block that is overwritten: its slot must not still be draining.
@@ -198,11 +221,12 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
   static bool overlaps(const Step& a, const Step& b) {
-    return a.dest == b.dest && a.c.i0 < b.c.i1 && b.c.i0 < a.c.i1 && a.c.j0 < b.c.j1 && b.c.j0 < a.c.j1;
+    return a.dest == b.dest && a.c.i0 < b.c.i1 && b.c.i0 < a.c.i1 && a.c.j0 < b.c.j1 &&
+           b.c.j0 < a.c.j1;
   }
 
-  std::tuple<HostMatrix<Scalar>, std::int64_t, std::int64_t> c_home(const Step& step,
-                                                                     const RunContext<Scalar>& ctx) const {
+  std::tuple<HostMatrix<Scalar>, std::int64_t, std::int64_t> c_home(
+      const Step& step, const RunContext<Scalar>& ctx) const {
     if (step.dest < 0) return {ctx.C, 0, 0};
     const Rect& r = ctx.partial_rects[std::size_t(step.dest)];
     return {ctx.partials[std::size_t(step.dest)], r.i0, r.j0};
@@ -213,7 +237,8 @@ class StagedWorker final : public Worker<Scalar> {
     instances_[2].fence();
     const Step& step = pending_[cs].step;
     const auto [host, i_off, j_off] = c_home(step, ctx);
-    unpack(c_stage_[cs].data(), host, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off, step.c.j1 - j_off);
+    unpack(c_stage_[cs].data(), host, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off,
+           step.c.j1 - j_off);
     pending_[cs].active = false;
   }
   void complete_drains(const RunContext<Scalar>& ctx) {
@@ -226,6 +251,7 @@ class StagedWorker final : public Worker<Scalar> {
   std::array<Buffer, 2> a_buf_, b_buf_, c_buf_;
   std::array<Staging, 2> a_stage_, b_stage_, c_stage_;
   std::array<Pending, 2> pending_;
+  int copy_threads_ = 1;
 };
 
 }  // namespace cuboid::exec
