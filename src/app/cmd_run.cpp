@@ -17,6 +17,10 @@
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
+#if CUBOID_ENABLE_MPI
+#include "app/run_distributed.hpp"
+#include "dist/communicator.hpp"
+#endif
 
 namespace cuboid::app {
 namespace {
@@ -201,6 +205,14 @@ void add_run_command(CLI::App& app) {
                   "Override a deck key, e.g. --set problem.m=4096 --set partition.algorithm=grid");
   cmd->add_option("--json", opt->json, "Write the run record as JSON to this file");
   cmd->callback([opt] {
+#if CUBOID_ENABLE_MPI
+    // Started by mpirun: the distributed pipeline (src/dist), which loads the deck itself so
+    // that only rank 0 reports a bad one.
+    if (dist::launched_by_mpi()) {
+      if (const int rc = run_distributed_command(opt->deck, opt->overrides, opt->json)) throw CLI::RuntimeError(rc);
+      return;
+    }
+#endif
     const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
     KokkosSession kokkos;
     if (d.problem.precision == deck::Precision::float64)

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "app/cmd_simulate.hpp"
 #include "app/run_command.hpp"
 #include "util/error.hpp"
 #if __has_include("app/cmd_partition.hpp")
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   cuboid::app::add_run_command(app);
   cuboid::app::add_info_command(app);
   cuboid::app::add_calibrate_command(app);
+  cuboid::app::add_simulate_command(app);
 #ifdef CUBOID_HAVE_PARTITION_COMMAND
   cuboid::app::add_partition_command(app);
 #endif

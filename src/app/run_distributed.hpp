@@ -1,0 +1,13 @@
+#pragma once
+// `cuboid run` when started by mpirun: MPI, Kokkos, this rank's processors and speeds, then the
+// distributed pipeline of src/dist/runner.hpp. Returns the process exit status; only rank 0
+// prints errors.
+#include <string>
+#include <vector>
+
+namespace cuboid::app {
+
+int run_distributed_command(const std::string& deck_path, const std::vector<std::string>& overrides,
+                            const std::string& json);
+
+}  // namespace cuboid::app

@@ -1,0 +1,172 @@
+#include "dist/communicator.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+namespace cuboid::dist {
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    throw std::runtime_error(std::string(what) + ": " + std::string(text, std::size_t(len)));
+  }
+}
+
+constexpr std::size_t kMaxMessage = std::size_t(1) << 30;
+
+}  // namespace
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(v) != nullptr) return true;
+  return false;
+}
+
+MpiSession::MpiSession() {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (!init) {
+    int provided = 0;
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    owner_ = true;
+  }
+  // Errors come back as codes and become exceptions (then agreement or abort), rather than
+  // killing the job with MPI's own message.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+MpiSession::~MpiSession() {
+  if (owner_) {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Finalize();
+  }
+}
+
+Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+void Communicator::barrier() const { check(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+std::vector<double> Communicator::allgather(double mine) const {
+  std::vector<double> all(static_cast<std::size_t>(size_));
+  check(MPI_Allgather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, comm_), "MPI_Allgather");
+  return all;
+}
+
+std::vector<double> Communicator::gather(const std::vector<double>& mine, int root) const {
+  std::vector<double> all(rank_ == root ? mine.size() * std::size_t(size_) : 0);
+  check(MPI_Gather(mine.data(), int(mine.size()), MPI_DOUBLE, all.data(), int(mine.size()),
+                   MPI_DOUBLE, root, comm_),
+        "MPI_Gather");
+  return all;
+}
+
+std::vector<std::string> Communicator::gather(const std::string& mine, int root) const {
+  int len = int(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(size_)), offs(static_cast<std::size_t>(size_));
+  check(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, root, comm_), "MPI_Gather");
+  std::string all;
+  if (rank_ == root) {
+    int total = 0;
+    for (int r = 0; r < size_; ++r) offs[std::size_t(r)] = total, total += lens[std::size_t(r)];
+    all.resize(std::size_t(total));
+  }
+  check(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR,
+                    root, comm_),
+        "MPI_Gatherv");
+  std::vector<std::string> out;
+  if (rank_ == root)
+    for (int r = 0; r < size_; ++r)
+      out.push_back(
+          all.substr(std::size_t(offs[std::size_t(r)]), std::size_t(lens[std::size_t(r)])));
+  return out;
+}
+
+double Communicator::allreduce_max(double v) const {
+  double out = 0;
+  check(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  return out;
+}
+
+double Communicator::allreduce_min(double v) const {
+  double out = 0;
+  check(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MIN, comm_), "MPI_Allreduce");
+  return out;
+}
+
+double Communicator::allreduce_sum(double v) const {
+  double out = 0;
+  check(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+  return out;
+}
+
+void Communicator::allreduce_sum(std::vector<double>& v) const {
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), int(v.size()), MPI_DOUBLE, MPI_SUM, comm_),
+        "MPI_Allreduce");
+}
+
+void Communicator::agree(std::exception_ptr local) const {
+  std::string message;
+  if (local) {
+    try {
+      std::rethrow_exception(local);
+    } catch (const std::exception& e) {
+      message = e.what();
+    } catch (...) {
+      message = "unknown error";
+    }
+  }
+  int mine = local ? rank_ : size_, first = size_;
+  check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
+  if (first == size_) return;
+  int len = rank_ == first ? int(message.size()) : 0;
+  check(MPI_Bcast(&len, 1, MPI_INT, first, comm_), "MPI_Bcast");
+  message.resize(std::size_t(len));
+  check(MPI_Bcast(message.data(), len, MPI_CHAR, first, comm_), "MPI_Bcast");
+  throw CollectiveFailure(first, message);
+}
+
+void Communicator::abort(const std::string& message) const {
+  std::cerr << "cuboid: error (rank " << rank_ << " of " << size_ << "): " << message << std::endl;
+  MPI_Abort(comm_, 1);
+  std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest
+}
+
+void Communicator::isend(const void* buf, std::size_t bytes, int dest, int tag,
+                         std::vector<MPI_Request>& out) const {
+  const char* p = static_cast<const char*>(buf);
+  do {
+    const std::size_t n = std::min(bytes, kMaxMessage);
+    MPI_Request r;
+    check(MPI_Isend(p, int(n), MPI_BYTE, dest, tag, comm_, &r), "MPI_Isend");
+    out.push_back(r);
+    p += n, bytes -= n;
+  } while (bytes > 0);
+}
+
+void Communicator::irecv(void* buf, std::size_t bytes, int source, int tag,
+                         std::vector<MPI_Request>& out) const {
+  char* p = static_cast<char*>(buf);
+  do {
+    const std::size_t n = std::min(bytes, kMaxMessage);
+    MPI_Request r;
+    check(MPI_Irecv(p, int(n), MPI_BYTE, source, tag, comm_, &r), "MPI_Irecv");
+    out.push_back(r);
+    p += n, bytes -= n;
+  } while (bytes > 0);
+}
+
+void Communicator::wait_all(std::vector<MPI_Request>& requests) {
+  if (requests.empty()) return;
+  check(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  requests.clear();
+}
+
+}  // namespace cuboid::dist

@@ -1,0 +1,77 @@
+#pragma once
+// The only MPI surface of cuboid: a session, a communicator with the few collectives the MPI
+// layer needs, and the rule for failures -- every rank learns that some rank failed, and why,
+// instead of waiting forever in a collective the failed rank never reaches.
+#include <mpi.h>
+
+#include <cstddef>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuboid::dist {
+
+// True when the process was started by mpirun/mpiexec/srun (Open MPI, MPICH/Hydra, PMIx):
+// `cuboid run` then takes the distributed path, even at one rank.
+bool launched_by_mpi();
+
+// MPI for the lifetime of one command. The engine's worker threads never call MPI, so
+// MPI_THREAD_FUNNELED is all that is asked for.
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+ private:
+  bool owner_ = false;
+};
+
+// Thrown on every rank when some rank failed; `what()` is the failing rank's message, so that
+// rank 0 can print it. `origin` is the lowest failing rank.
+struct CollectiveFailure : std::runtime_error {
+  CollectiveFailure(int rank, const std::string& msg) : std::runtime_error(msg), origin(rank) {}
+  int origin;
+};
+
+class Communicator {
+ public:
+  explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD);
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  MPI_Comm raw() const { return comm_; }
+
+  void barrier() const;
+  std::vector<double> allgather(double mine) const;
+  // Every rank gives the same number of values; the root gets them rank by rank.
+  std::vector<double> gather(const std::vector<double>& mine, int root) const;
+  std::vector<std::string> gather(const std::string& mine, int root) const;
+  double allreduce_max(double v) const;
+  double allreduce_min(double v) const;
+  double allreduce_sum(double v) const;
+  void allreduce_sum(std::vector<double>& v) const;  // in place
+
+  // Collective: returns when no rank failed; otherwise throws CollectiveFailure on every rank
+  // with the message of the lowest failing rank. `local` is this rank's failure (or null).
+  void agree(std::exception_ptr local) const;
+
+  // For failures in the middle of point-to-point traffic, where agreeing is impossible: prints
+  // the message with the rank and ends every process.
+  [[noreturn]] void abort(const std::string& message) const;
+
+  // Non-blocking byte transfers, split into messages of at most 1 GiB (MPI counts are int);
+  // the pieces keep their order since they share source, tag and communicator.
+  void isend(const void* buf, std::size_t bytes, int dest, int tag,
+             std::vector<MPI_Request>& out) const;
+  void irecv(void* buf, std::size_t bytes, int source, int tag,
+             std::vector<MPI_Request>& out) const;
+  static void wait_all(std::vector<MPI_Request>& requests);
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace cuboid::dist

@@ -1,0 +1,12 @@
+# The MPI layer's model (layout, two-level partition, traffic prediction): no MPI, so that
+# `cuboid simulate` builds without it. Included from src/dist and, when the MPI layer is off,
+# from src/app.
+if(NOT TARGET cuboid_dist_model)
+  cuboid_library(cuboid_dist_model
+    SOURCES
+      ${CMAKE_CURRENT_LIST_DIR}/layout.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/strategy.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/model.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/comm_report.cpp
+    LIBS cuboid_partition cuboid_exec_plan fmt::fmt nlohmann_json::nlohmann_json)
+endif()

@@ -1,0 +1,75 @@
+#pragma once
+// The communication model of the MPI layer: from the rank-level partition and the block-cyclic
+// layout, the exact element counts each rank sends and receives, and the lower bounds they are
+// compared with. `cuboid simulate` is this file alone; `cuboid run` under mpirun reports the
+// same figures next to what it measured. No MPI here.
+//
+// What is counted (elements; bytes = elements * sizeof(scalar)):
+// - A rank needs every element of the A tiles its zone projects onto (pi_A) and of the B tiles
+//   (pi_B), once each even when several of its boxes share them, and produces a partial of every
+//   element of its pi_C tiles.
+// - Elements it already owns in the block-cyclic layout are copied locally and NOT counted:
+//   "moved" counts only elements that cross between ranks.
+// - A partial C element goes to the element's owner, which adds beta*C0 and the partials.
+// - The volume charged to rank r, `moved(r)` = A received + B received + partial C sent: every
+//   element that crosses is charged exactly once, to the rank whose zone needs or produces it,
+//   which is what the lower bound constrains. `footprint(r)` = |pi_A| + |pi_B| + |pi_C| in
+//   elements counts the owned ones too: the volume if nothing started local.
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "dist/layout.hpp"
+#include "partition/box.hpp"
+
+namespace cuboid::dist {
+
+struct Layouts {
+  BlockCyclic a, b, c;  // m x k, k x n, m x n
+};
+
+// All three on `grid` with square blocks of `block` elements.
+Layouts make_layouts(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t block,
+                     const ProcessGrid& grid);
+
+struct RankTraffic {
+  // Elements received (in) and sent (out) per category.
+  double a_in = 0, b_in = 0, c_in = 0;
+  double a_out = 0, b_out = 0, c_out = 0;
+  // Elements of the zone's projections, owned or not.
+  double a_foot = 0, b_foot = 0, c_foot = 0;
+  double tasks = 0;  // tile tasks of the zone
+  double flops = 0;  // 2 * elements of the zone's boxes
+  double moved() const { return a_in + b_in + c_out; }
+  double footprint() const { return a_foot + b_foot + c_foot; }
+};
+
+std::vector<RankTraffic> model_traffic(const std::vector<partition::TileZone>& zones,
+                                       std::int64_t m, std::int64_t n, std::int64_t k,
+                                       std::int64_t tile, const Layouts& layouts);
+
+// COSMA's per-rank bound (003 eq. 33) for p ranks with S elements of memory each, in the form
+// Q >= 2mnk/(p a) + a^2 with a = min(sqrt(S), (mnk/p)^(1/3)). Eq. 33 writes it as the min of
+// the two expressions; since 2mnk/(p sqrt S) + S >= 3 (mnk/p)^(2/3) for every S (AM-GM), that
+// min is always the second term, and the memory-limited branch is this one with a = sqrt(S).
+// S = infinity gives 3 (mnk/p)^(2/3), the smallest value the bound takes.
+double cosma_bound_elements(double m, double n, double k, double p,
+                            double S = std::numeric_limits<double>::infinity());
+
+// The shape-aware bound of SPEC section 1 in elements: the Hs of the best box of volume mnk/p
+// that fits in the m x n x k cuboid. Equal to the COSMA bound with infinite S when the cube of
+// volume mnk/p fits, larger for flat and largeK shapes at few ranks.
+double shape_bound_elements(double m, double n, double k, double p);
+
+struct CommSummary {
+  int ranks = 0;
+  double moved_max = 0, moved_mean = 0;          // elements
+  double footprint_max = 0, footprint_mean = 0;  // elements
+  double lower_bound = 0;                        // cosma_bound_elements, S infinite
+  double shape_bound = 0;
+};
+
+CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::int64_t n,
+                      std::int64_t k);
+
+}  // namespace cuboid::dist

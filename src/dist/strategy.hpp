@@ -1,0 +1,55 @@
+#pragma once
+// Two-level partition (SPEC section 7): the global tile cuboid among ranks, then each rank's
+// zone among its own processors, both with the partition library. No MPI here.
+#include <cstdint>
+#include <vector>
+
+#include "exec/plan.hpp"
+#include "partition/strategy.hpp"
+
+namespace cuboid::dist {
+
+// One zone per rank, in rank order. A rank whose speed is 0 gets an empty zone (it still owns
+// its share of the block-cyclic layout); the others share the cuboid in proportion to speed.
+// Throws std::invalid_argument when no rank has a positive speed, a speed is negative or not
+// finite, or the working ranks outnumber the tile tasks.
+std::vector<partition::TileZone> partition_ranks(partition::Algorithm a,
+                                                 partition::Discretization d,
+                                                 const std::vector<double>& rank_speeds,
+                                                 const partition::TileExtent& tiles);
+
+// A unit of local work: one k-slab of one box of a rank's zone. Slabs are what lets a rank
+// start computing before all its inputs arrived: slab s of a box needs only the A and B tiles
+// of its k range (COSMA's rounds, 003 section 7.3).
+struct Piece {
+  partition::TileBox box;    // the slab, in global tile coordinates
+  int box_index = 0;         // which box of the zone it belongs to
+  bool first_of_box = true;  // its GEMM starts the box's partial C (beta 0), the others add
+};
+
+// The slabs of every box of `zone`, box by box, k ascending. Each box is cut into
+// min(slabs_per_box, its k extent) slabs of nearly equal tile depth.
+std::vector<Piece> pieces_of(const partition::TileZone& zone, int slabs_per_box);
+
+// The partition of one piece among a rank's processors, in coordinates relative to the
+// piece. When the piece has fewer tasks than there are processors, the fastest one takes it
+// alone and the others get empty zones.
+std::vector<partition::TileZone> local_zones(partition::Algorithm a, partition::Discretization d,
+                                             const std::vector<double>& processor_speeds,
+                                             const partition::TileBox& piece);
+
+// Element ranges of a tile box: rows/cols of C (or A, B) it covers.
+inline exec::Rect c_rect(const partition::TileBox& b, std::int64_t m, std::int64_t n,
+                         std::int64_t t) {
+  return exec::Rect{b.lo[0] * t, std::min(b.hi[0] * t, m), b.lo[1] * t, std::min(b.hi[1] * t, n)};
+}
+inline exec::Rect a_rect(const partition::TileBox& b, std::int64_t m, std::int64_t k,
+                         std::int64_t t) {
+  return exec::Rect{b.lo[0] * t, std::min(b.hi[0] * t, m), b.lo[2] * t, std::min(b.hi[2] * t, k)};
+}
+inline exec::Rect b_rect(const partition::TileBox& b, std::int64_t k, std::int64_t n,
+                         std::int64_t t) {
+  return exec::Rect{b.lo[2] * t, std::min(b.hi[2] * t, k), b.lo[1] * t, std::min(b.hi[1] * t, n)};
+}
+
+}  // namespace cuboid::dist
