@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Checks the JSON record of a distributed `cuboid run` (tests/dist/run_mpi.sh)."""
+import argparse
+import json
+import math
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("record")
+    ap.add_argument("--ranks", type=int, required=True)
+    ap.add_argument("--idle", type=int, default=0, help="ranks expected to have no work")
+    ap.add_argument("--max-ratio", type=float, help="bytes_per_rank_max / lower bound at most this")
+    ap.add_argument("--full", action="store_true", help="the element-wise check must have run")
+    ap.add_argument("--proportional", action="store_true",
+                    help="each rank's tasks match its speed share to one tile column")
+    a = ap.parse_args()
+    j = json.load(open(a.record))
+    errors = []
+
+    def expect(cond, msg):
+        if not cond:
+            errors.append(msg)
+
+    v = j["validation"]
+    expect(v["performed"] and v["passed"], f"validation did not pass: {v}")
+    if a.full:
+        expect("full" in v and v["full"]["passed"], "the full element-wise check did not run or pass")
+    ranks = j["ranks"]
+    expect(len(ranks) == a.ranks and j["mpi"]["ranks"] == a.ranks, "wrong number of ranks")
+    expect(j["gflops"] > 0, "no rate")
+
+    # Measured traffic is exactly what the model predicts, and every byte sent is received.
+    c = j["communication"]
+    for key in ("max", "mean"):
+        m, p = c[f"bytes_per_rank_{key}"], c[f"model_bytes_per_rank_{key}"]
+        expect(math.isclose(m, p, rel_tol=1e-12, abs_tol=1e-9), f"measured {key} {m} != model {p}")
+    for cat in "abc":
+        sent = sum(r["bytes"][f"{cat}_sent"] for r in ranks)
+        recv = sum(r["bytes"][f"{cat}_recv"] for r in ranks)
+        expect(sent == recv, f"{cat.upper()}: {sent} bytes sent but {recv} received")
+    expect(c["bytes_per_rank_max"] <= c["footprint_bytes_per_rank_max"] + 1e-9,
+           "a rank moved more than its zone touches")
+    expect(c["lower_bound_bytes_per_rank"] > 0, "no lower bound")
+    if a.ranks == 1:
+        expect(c["bytes_per_rank_max"] == 0, "one rank should move nothing")
+
+    idle = [r for r in ranks if r["tasks"] == 0]
+    expect(len(idle) == a.idle and j["mpi"]["idle_ranks"] == a.idle,
+           f"{len(idle)} ranks without work, expected {a.idle}")
+    for r in idle:
+        b = r["bytes"]
+        expect(b["a_recv"] == 0 and b["b_recv"] == 0 and b["c_sent"] == 0,
+               f"rank {r['rank']} has no work but received inputs or sent partials")
+
+    if a.max_ratio is not None:
+        ratio = c["bytes_per_rank_max"] / c["lower_bound_bytes_per_rank"]
+        expect(ratio <= a.max_ratio, f"bytes per rank max / lower bound = {ratio:.3f} > {a.max_ratio}")
+
+    if a.proportional:
+        p = j["problem"]
+        t = p["tile"]
+        tiles = [math.ceil(p[d] / t) for d in "mnk"]
+        total = tiles[0] * tiles[1] * tiles[2]
+        speed = sum(r["speed_gflops"] for r in ranks)
+        for r in ranks:
+            target = r["speed_gflops"] / speed * total
+            expect(abs(r["tasks"] - target) <= tiles[2],
+                   f"rank {r['rank']}: {r['tasks']} tasks for a target of {target:.1f}")
+
+    phases = j["phases"]
+    for key in ("calibrate_s", "partition_s", "exchange_s", "compute_s", "reduce_s"):
+        s = phases[key]
+        expect(s["min"] <= s["mean"] <= s["max"] + 1e-15, f"phase {key} min/mean/max out of order")
+
+    if errors:
+        print("FAILED:\n  " + "\n  ".join(errors))
+        return 1
+    print(f"ok: {a.ranks} ranks, {c['bytes_per_rank_max']:.4g} B per rank max "
+          f"({c['bytes_per_rank_max'] / c['lower_bound_bytes_per_rank']:.3f} x bound), validation passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# run_mpi.sh MPIEXEC CUBOID NP OUTDIR NAME [check options --] cuboid run arguments...
+# Runs `cuboid run` on NP ranks, then checks its JSON record with check_record.py.
+set -euo pipefail
+mpiexec=$1 cuboid=$2 np=$3 out=$4 name=$5
+shift 5
+checks=()
+while [[ $# -gt 0 && $1 != -- ]]; do checks+=("$1"); shift; done
+[[ $# -gt 0 ]] && shift
+mkdir -p "$out"
+json="$out/$name.json"
+rm -f "$json"
+here=$(cd "$(dirname "$0")" && pwd)
+export OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+"$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$cuboid" run "$@" --json "$json" > "$out/$name.txt" 2> "$out/$name.err" || {
+  rc=$?
+  echo "cuboid run failed with status $rc"; cat "$out/$name.txt" "$out/$name.err"; exit 1
+}
+cat "$out/$name.txt"
+python3 "$here/check_record.py" "$json" --ranks "$np" "${checks[@]}"

@@ -1,0 +1,144 @@
+// The distributed checks have teeth: a correct C passes, one wrong element or a NaN on any
+// rank fails, on every rank alike. Run under mpirun at several sizes (tests/dist/CMakeLists.txt).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "dist/communicator.hpp"
+#include "dist/local_matrix.hpp"
+#include "dist/model.hpp"
+#include "dist/validate.hpp"
+#include "kokkos_ext/compat.hpp"
+
+namespace cuboid::dist {
+namespace {
+
+const Communicator& world() {
+  static Communicator c;
+  return c;
+}
+
+template <class Scalar>
+struct Problem {
+  std::int64_t m = 70, n = 45, k = 33;
+  std::uint64_t seed = 11;
+  Scalar alpha = Scalar(1.5), beta = Scalar(-0.75);
+  Layouts L;
+  exec::HostMatrix<Scalar> A, B, C0, C;
+
+  explicit Problem(std::int64_t block, bool nan_c0 = false) {
+    const int me = world().rank();
+    L = make_layouts(m, n, k, block, near_square_grid(world().size()));
+    A = local_matrix<Scalar>(L.a, me, "A");
+    B = local_matrix<Scalar>(L.b, me, "B");
+    C0 = local_matrix<Scalar>(L.c, me, "C0");
+    C = local_matrix<Scalar>(L.c, me, "C");
+    fill_local(A, L.a, me, seed, exec::MatrixId::A);
+    fill_local(B, L.b, me, seed, exec::MatrixId::B);
+    if (nan_c0)
+      Kokkos::deep_copy(C0, std::numeric_limits<Scalar>::quiet_NaN());
+    else
+      fill_local(C0, L.c, me, seed, exec::MatrixId::C);
+  }
+
+  // This rank's blocks of the exact product, from generated rows of A and columns of B.
+  void compute() {
+    const int me = world().rank();
+    const int prow = L.c.grid().row_of(me), pcol = L.c.grid().col_of(me);
+    const auto lr = C.extent(0), lc = C.extent(1);
+    if (lr == 0 || lc == 0) return;
+    exec::HostMatrix<Scalar> Ar("Ar", lr, k), Bc("Bc", k, lc);
+    for (std::int64_t l = 0; l < k; ++l)
+      for (std::size_t i = 0; i < lr; ++i)
+        Ar(i, l) = Scalar(
+            exec::element_value(seed, exec::MatrixId::A, L.c.global_row(std::int64_t(i), prow), l));
+    for (std::size_t j = 0; j < lc; ++j)
+      for (std::int64_t l = 0; l < k; ++l)
+        Bc(l, j) = Scalar(
+            exec::element_value(seed, exec::MatrixId::B, l, L.c.global_col(std::int64_t(j), pcol)));
+    if (beta != Scalar(0))
+      Kokkos::deep_copy(C, C0);
+    else
+      Kokkos::deep_copy(C, Scalar(0));
+    kokkos_ext::gemm(Kokkos::DefaultHostExecutionSpace(), alpha, Ar, Bc, beta, C);
+    Kokkos::fence();
+  }
+
+  DistValidation check(std::int64_t full_check_max) {
+    return validate_distributed(world(), L, A, B, C0, C, alpha, beta, seed, full_check_max,
+                                world().size() + 4);
+  }
+};
+
+template <class Scalar>
+class DistValidate : public ::testing::Test {};
+using Scalars = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(DistValidate, Scalars);
+
+TYPED_TEST(DistValidate, CorrectProductPasses) {
+  for (std::int64_t block : {4, 16, 100}) {
+    Problem<TypeParam> p(block);
+    p.compute();
+    const auto v = p.check(1 << 20);
+    EXPECT_TRUE(v.passed) << "block " << block << ": error " << v.error << " bound " << v.bound;
+    EXPECT_TRUE(v.full_performed);
+    EXPECT_TRUE(v.full_passed) << v.full_error << " > " << v.full_bound;
+    EXPECT_LE(v.error, v.bound);
+  }
+}
+
+TYPED_TEST(DistValidate, OneWrongElementOnTheLastRankFailsEverywhere) {
+  Problem<TypeParam> p(8);
+  p.compute();
+  const int last = world().size() - 1;
+  if (world().rank() == last && p.C.extent(0) > 0 && p.C.extent(1) > 0) {
+    // A relative error of 1e-3 in one element: far above rounding, far below a gross bug.
+    auto& x = p.C(p.C.extent(0) / 2, p.C.extent(1) / 2);
+    x += TypeParam(1e-3) * (std::abs(x) + TypeParam(1));
+  }
+  // Randomized check alone (no full check): it must catch it by itself.
+  const auto v = p.check(0);
+  EXPECT_FALSE(v.full_performed);
+  EXPECT_FALSE(v.passed);
+  EXPECT_GT(v.error, v.bound);
+  // The normwise full check is blunter (a float bound of ~eps k ||A|| ||B|| can hide 1e-3):
+  // give it an error of order one.
+  if (world().rank() == last && p.C.extent(0) > 0 && p.C.extent(1) > 0) p.C(0, 0) += TypeParam(1);
+  const auto full = p.check(1 << 20);
+  EXPECT_FALSE(full.full_passed);
+}
+
+TYPED_TEST(DistValidate, NaNFails) {
+  Problem<TypeParam> p(16);
+  p.compute();
+  if (world().rank() == 0 && p.C.extent(0) > 0)
+    p.C(0, 0) = std::numeric_limits<TypeParam>::quiet_NaN();
+  EXPECT_FALSE(p.check(0).passed);
+}
+
+TYPED_TEST(DistValidate, BetaZeroIgnoresANaNStartingC) {
+  Problem<TypeParam> p(8, /*nan_c0=*/true);
+  p.beta = TypeParam(0);
+  p.compute();
+  const auto v = p.check(1 << 20);
+  EXPECT_TRUE(v.passed) << v.error << " " << v.bound << " full " << v.full_error << " "
+                        << v.full_bound;
+}
+
+}  // namespace
+}  // namespace cuboid::dist
+
+int main(int argc, char** argv) {
+  cuboid::dist::MpiSession mpi;
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  // One report, from rank 0; every rank still runs every test (the checks are collective).
+  if (cuboid::dist::world().rank() != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int rc = RUN_ALL_TESTS();
+  // Any rank failing fails the test.
+  return cuboid::dist::world().allreduce_max(double(rc)) > 0 ? 1 : 0;
+}
