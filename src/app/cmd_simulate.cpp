@@ -12,6 +12,7 @@
 #include "dist/comm_report.hpp"
 #include "dist/model.hpp"
 #include "dist/strategy.hpp"
+#include "partition/metrics.hpp"
 #include "report/run_report.hpp"
 #include "util/error.hpp"
 #include "util/timer.hpp"
@@ -68,6 +69,13 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
                 std::to_string(P) + " ranks: " + e.what());
   }
   const double partition_s = clock.seconds();
+  // Load balance among the ranks that work (ROUNDED trades some of it for rounder zones).
+  std::vector<partition::TileZone> working;
+  std::vector<double> working_speeds;
+  for (int r = 0; r < P; ++r)
+    if (factors[std::size_t(r)] > 0)
+      working.push_back(zones[std::size_t(r)]), working_speeds.push_back(factors[std::size_t(r)]);
+  const double imbalance = partition::measure(working, working_speeds, tiles).imbalance;
   clock.restart();
   const auto layouts = dist::make_layouts(pr.m, pr.n, pr.k, block, grid);
   const auto traffic = dist::model_traffic(zones, pr.m, pr.n, pr.k, pr.tile, layouts);
@@ -98,8 +106,9 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
       partition::to_string(d.partition.discretization), tiles[0], tiles[1], tiles[2], pr.tile, pr.m,
       pr.n, pr.k, deck::to_string(pr.precision));
   std::cout << fmt::format(
-      "partition  {:.3f} s among ranks, model {:.3f} s; {} rank(s) without work\n", partition_s,
-      model_s, idle);
+      "partition  {:.3f} s among ranks, model {:.3f} s; imbalance {:.2f}%; {} rank(s) without "
+      "work\n",
+      partition_s, model_s, 100 * imbalance, idle);
   if (o.per_rank) {
     std::cout << fmt::format("{:>6} {:>7} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "rank",
                              "speed", "tasks", "A in B", "B in B", "C out B", "moved B",
@@ -130,7 +139,8 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
                     {"precision", deck::to_string(pr.precision)}};
     j["partition"] = {{"algorithm", partition::to_string(d.partition.algorithm)},
                       {"discretization", partition::to_string(d.partition.discretization)},
-                      {"seconds", partition_s}};
+                      {"seconds", partition_s},
+                      {"imbalance", imbalance}};
     j["ranks"] = P;
     j["grid"] = {grid.rows, grid.cols};
     j["block"] = block;

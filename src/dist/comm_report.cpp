@@ -21,6 +21,7 @@ nlohmann::json communication_json(const CommSummary& measured, const CommSummary
       {"footprint_bytes_per_rank_max", measured.footprint_max * e},
       {"max_over_lower_bound", lb > 0 ? measured.moved_max * e / lb : 0.0},
       {"footprint_max_over_lower_bound", lb > 0 ? measured.footprint_max * e / lb : 0.0},
+      {"worst_rank_over_own_bound", measured.worst_rank_ratio},
       {"counted",
        "elements crossing ranks: A and B received plus partial C sent; a rank's own "
        "block-cyclic blocks are not counted (footprint counts them)"},
@@ -42,6 +43,10 @@ void print_communication(std::ostream& os, const CommSummary& measured, const Co
       "{:.3f} x bound (everything a zone touches, as if nothing started local)\n",
       lb > 0 ? measured.moved_max * e / lb : 0.0, measured.footprint_max * e,
       lb > 0 ? measured.footprint_max * e / lb : 0.0);
+  os << fmt::format(
+      "           worst rank / the shape-aware bound of its own volume = {:.3f} (fair when speeds "
+      "differ)\n",
+      measured.worst_rank_ratio);
 }
 
 }  // namespace cuboid::dist

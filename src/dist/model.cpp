@@ -126,6 +126,11 @@ CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::in
     s.moved_mean += r.moved();
     s.footprint_max = std::max(s.footprint_max, r.footprint());
     s.footprint_mean += r.footprint();
+    if (r.flops > 0)
+      s.worst_rank_ratio = std::max(
+          s.worst_rank_ratio,
+          r.moved() / partition::lower_bound(r.flops / 2,
+                                             partition::Extent{double(m), double(n), double(k)}));
   }
   if (!t.empty()) s.moved_mean /= double(t.size()), s.footprint_mean /= double(t.size());
   s.lower_bound = cosma_bound_elements(double(m), double(n), double(k), double(t.size()));

@@ -67,6 +67,9 @@ struct CommSummary {
   double footprint_max = 0, footprint_mean = 0;  // elements
   double lower_bound = 0;                        // cosma_bound_elements, S infinite
   double shape_bound = 0;
+  // max over ranks with work of moved(r) / L(V_r), V_r the rank's own volume (flops / 2): the
+  // fair figure when speeds differ and the busiest rank is meant to hold more.
+  double worst_rank_ratio = 0;
 };
 
 CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::int64_t n,

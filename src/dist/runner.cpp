@@ -323,6 +323,7 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
     auto& t = measured[std::size_t(r)];
     t.a_foot = model[std::size_t(r)].a_foot, t.b_foot = model[std::size_t(r)].b_foot;
     t.c_foot = model[std::size_t(r)].c_foot, t.tasks = model[std::size_t(r)].tasks;
+    t.flops = model[std::size_t(r)].flops;
   }
   const auto msum = summarize(measured, pr.m, pr.n, pr.k),
              model_sum = summarize(model, pr.m, pr.n, pr.k);
