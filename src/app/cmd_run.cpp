@@ -1,7 +1,7 @@
 // `cuboid run DECK`: deck -> platform -> partition -> discretise -> plan -> execute -> validate
 // -> report.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -32,21 +32,6 @@ struct RunOptions {
   bool quiet = false;
 };
 
-std::int64_t budget_elements(const deck::Deck& d, const platform::ProcessorSpec& p, std::size_t elem) {
-  if (p.kind == platform::ProcessorKind::host) return 0;
-  double bytes = d.platform.memory_budget_mib * 1024.0 * 1024.0;
-  if (bytes <= 0) {
-    // Devices: most of their free memory. Staged: a modest budget, so that its streaming path
-    // is exercised at realistic sizes without doubling the host's memory use.
-    bytes = p.kind == platform::ProcessorKind::device ? 0.8 * double(p.memory_bytes) : 512.0 * 1024 * 1024;
-  }
-  if (p.kind == platform::ProcessorKind::device && p.memory_bytes > 0 && bytes > double(p.memory_bytes))
-    throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
-                human_bytes(bytes) + " exceeds the free memory of " + p.name + " (" +
-                human_bytes(double(p.memory_bytes)) + ")");
-  return std::int64_t(bytes / double(elem));
-}
-
 template <class Scalar>
 void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const auto& pr = d.problem;
@@ -58,10 +43,10 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
                                       (d.run.validate ? 3.0 : 2.0) * double(pr.m) * double(pr.n));
   const double have = double(host_memory_available());
   if (have > 0 && need > 0.9 * have)
-    throw Error(d.location("problem.m") + ": problem m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) +
-                " k=" + std::to_string(pr.k) + " (" + deck::to_string(pr.precision) + ") needs " +
-                human_bytes(need) + " of host memory for A, B and C, but only " + human_bytes(have) +
-                " is available");
+    throw Error(d.location("problem.m") + ": problem m=" + std::to_string(pr.m) +
+                " n=" + std::to_string(pr.n) + " k=" + std::to_string(pr.k) + " (" +
+                deck::to_string(pr.precision) + ") needs " + human_bytes(need) +
+                " of host memory for A, B and C, but only " + human_bytes(have) + " is available");
 
   auto specs = processors_of(d);
   auto workers = workers_for<Scalar>(specs);
@@ -82,35 +67,44 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   } catch (const std::invalid_argument& e) {
     throw Error(d.location("partition.algorithm") + ": partition." +
                 std::string(partition::to_string(d.partition.algorithm)) + " on " +
-                std::to_string(tiles[0]) + "x" + std::to_string(tiles[1]) + "x" + std::to_string(tiles[2]) +
-                " tiles: " + e.what());
+                std::to_string(tiles[0]) + "x" + std::to_string(tiles[1]) + "x" +
+                std::to_string(tiles[2]) + " tiles: " + e.what());
   }
   const double partition_s = clock.seconds();
   const auto metrics = partition::measure(zones, w, tiles);
 
-  exec::PlanOptions popt;
+  exec::PlanOptions popt = plan_options_for(d, specs, elem);
   popt.beta_is_one = pr.beta == 1.0;
   popt.beta_is_zero = pr.beta == 0.0;
-  for (const auto& s : specs) popt.budget_elements.push_back(budget_elements(d, s, elem));
   exec::Plan plan;
   try {
     plan = exec::make_plan(zones, pr.m, pr.n, pr.k, pr.tile, popt);
   } catch (const std::runtime_error& e) {
-    throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " + e.what() +
-                " of " + std::to_string(pr.tile) + " (problem.tile)");
+    throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
+                e.what() + " of " + std::to_string(pr.tile) + " (problem.tile)");
   }
 
   // Matrices, generated from the seed.
-  exec::HostMatrix<Scalar> A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::A"), pr.m, pr.k);
-  exec::HostMatrix<Scalar> B(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::B"), pr.k, pr.n);
-  exec::HostMatrix<Scalar> C0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::C0"), pr.m, pr.n);
-  exec::HostMatrix<Scalar> C(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::C"), pr.m, pr.n);
+  exec::HostMatrix<Scalar> A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::A"), pr.m,
+                             pr.k);
+  exec::HostMatrix<Scalar> B(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::B"), pr.k,
+                             pr.n);
+  exec::HostMatrix<Scalar> C0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::C0"), pr.m,
+                              pr.n);
+  exec::HostMatrix<Scalar> C(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::C"), pr.m,
+                             pr.n);
   exec::fill_random(A, pr.seed, exec::MatrixId::A);
   exec::fill_random(B, pr.seed, exec::MatrixId::B);
   switch (pr.c_init) {
-    case deck::CInit::random: exec::fill_random(C0, pr.seed, exec::MatrixId::C); break;
-    case deck::CInit::zero: exec::fill_value(C0, Scalar(0)); break;
-    case deck::CInit::nan: exec::fill_value(C0, std::numeric_limits<Scalar>::quiet_NaN()); break;
+    case deck::CInit::random:
+      exec::fill_random(C0, pr.seed, exec::MatrixId::C);
+      break;
+    case deck::CInit::zero:
+      exec::fill_value(C0, Scalar(0));
+      break;
+    case deck::CInit::nan:
+      exec::fill_value(C0, std::numeric_limits<Scalar>::quiet_NaN());
+      break;
   }
 
   exec::Engine<Scalar> engine(std::move(plan), std::move(workers), pr.m, pr.n);
@@ -121,9 +115,10 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     Kokkos::deep_copy(C, C0);
     auto res = engine.run(A, B, C, alpha, beta);
     const bool warm = r < d.run.warmup;
-    progress << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n", warm ? "warm-up" : "repetition",
-                            warm ? r + 1 : r - d.run.warmup + 1, warm ? d.run.warmup : d.run.repetitions,
-                            res.seconds, 2.0 * double(pr.m) * double(pr.n) * double(pr.k) / res.seconds / 1e9);
+    progress << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n",
+                            warm ? "warm-up" : "repetition", warm ? r + 1 : r - d.run.warmup + 1,
+                            warm ? d.run.warmup : d.run.repetitions, res.seconds,
+                            2.0 * double(pr.m) * double(pr.n) * double(pr.k) / res.seconds / 1e9);
     if (!warm) results.push_back(std::move(res));
   }
 
@@ -131,7 +126,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   rec.deck = d.path;
   rec.m = pr.m, rec.n = pr.n, rec.k = pr.k, rec.tile = pr.tile;
   rec.precision = deck::to_string(pr.precision);
-  rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed, rec.c_init = deck::to_string(pr.c_init);
+  rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed,
+  rec.c_init = deck::to_string(pr.c_init);
   rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
   rec.discretization = std::string(partition::to_string(d.partition.discretization));
   rec.ratio_to_lower_bound = metrics.ratio;
@@ -145,7 +141,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
 
   std::vector<std::size_t> order(results.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return results[a].seconds < results[b].seconds; });
+  std::sort(order.begin(), order.end(),
+            [&](auto a, auto b) { return results[a].seconds < results[b].seconds; });
   for (const auto& res : results) rec.times_s.push_back(res.seconds);
   const exec::RunResult& med = results[order[order.size() / 2]];
   rec.min_s = results[order.front()].seconds;
@@ -188,9 +185,10 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   }
   report::print_summary(std::cout, rec);
   if (rec.validation_performed && !rec.validation_passed) {
-    throw ValidationFailure{fmt::format(
-        "validation failed: ||C - C_ref||_F = {:.3e} exceeds the bound {:.3e}; no JSON record written",
-        rec.validation_error, rec.validation_bound)};
+    throw ValidationFailure{
+        fmt::format("validation failed: ||C - C_ref||_F = {:.3e} exceeds the bound {:.3e}; no JSON "
+                    "record written",
+                    rec.validation_error, rec.validation_bound)};
   }
   if (!opt.json.empty()) report::write_json_file(opt.json, report::to_json(rec));
 }
@@ -199,7 +197,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
 
 void add_run_command(CLI::App& app) {
   auto opt = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Run the product described by a deck, validate it and report");
+  CLI::App* cmd =
+      app.add_subcommand("run", "Run the product described by a deck, validate it and report");
   cmd->add_option("deck", opt->deck, "Input deck (TOML), e.g. inputs/quickstart.toml")->required();
   cmd->add_option("--set", opt->overrides,
                   "Override a deck key, e.g. --set problem.m=4096 --set partition.algorithm=grid");
@@ -209,7 +208,8 @@ void add_run_command(CLI::App& app) {
     // Started by mpirun: the distributed pipeline (src/dist), which loads the deck itself so
     // that only rank 0 reports a bad one.
     if (dist::launched_by_mpi()) {
-      if (const int rc = run_distributed_command(opt->deck, opt->overrides, opt->json)) throw CLI::RuntimeError(rc);
+      if (const int rc = run_distributed_command(opt->deck, opt->overrides, opt->json))
+        throw CLI::RuntimeError(rc);
       return;
     }
 #endif

@@ -12,8 +12,9 @@
 #endif
 
 int main(int argc, char** argv) {
-  CLI::App app{"cuboid: C = alpha*A*B + beta*C on every processor of a node (and across nodes), "
-               "partitioned as a cuboid in proportion to measured speeds"};
+  CLI::App app{
+      "cuboid: C = alpha*A*B + beta*C on every processor of a node (and across nodes), "
+      "partitioned as a cuboid in proportion to measured speeds"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every command");
   cuboid::app::add_run_command(app);

@@ -16,17 +16,6 @@
 namespace cuboid::app {
 namespace {
 
-// The same per-processor budget as the single-process run: devices most of their memory,
-// staged a modest default, host none (it works in place).
-std::int64_t budget_for(const deck::Deck& d, const platform::ProcessorSpec& p, std::size_t elem) {
-  if (p.kind == platform::ProcessorKind::host) return 0;
-  double bytes = d.platform.memory_budget_mib * 1024.0 * 1024.0;
-  if (bytes <= 0)
-    bytes = p.kind == platform::ProcessorKind::device ? 0.8 * double(p.memory_bytes)
-                                                      : 512.0 * 1024 * 1024;
-  return std::int64_t(bytes / double(elem));
-}
-
 template <class Scalar>
 dist::Outcome run_rank(const deck::Deck& d, const dist::Communicator& comm,
                        const std::string& json) {
@@ -41,7 +30,7 @@ dist::Outcome run_rank(const deck::Deck& d, const dist::Communicator& comm,
     Stopwatch clock;
     res.speeds = speeds_for<Scalar>(d, res.specs, workers, false, progress);
     res.calibration_s = clock.seconds();
-    for (const auto& s : res.specs) res.budget_elements.push_back(budget_for(d, s, sizeof(Scalar)));
+    res.plan_options = plan_options_for(d, res.specs, sizeof(Scalar));
     const auto specs = res.specs;
     res.make_workers = [specs] { return workers_for<Scalar>(specs); };
   } catch (...) {

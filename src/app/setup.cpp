@@ -1,6 +1,7 @@
 #include "app/setup.hpp"
 
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 
 namespace cuboid::app {
 
@@ -15,6 +16,29 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
                 (given ? "as listed in platform.processors" : "every enabled space, by default") +
                 ")");
   return specs;
+}
+
+exec::PlanOptions plan_options_for(const deck::Deck& d,
+                                   const std::vector<platform::ProcessorSpec>& specs,
+                                   std::size_t element_bytes) {
+  using platform::ProcessorKind;
+  exec::PlanOptions o;
+  for (const auto& p : specs) {
+    const bool device = p.kind == ProcessorKind::device;
+    o.min_panels.push_back(device ? 4 : 1);
+    if (p.kind == ProcessorKind::host) {
+      o.budget_elements.push_back(0);
+      continue;
+    }
+    double bytes = d.platform.memory_budget_mib * 1024.0 * 1024.0;
+    if (bytes <= 0) bytes = device ? 0.8 * double(p.memory_bytes) : 512.0 * 1024 * 1024;
+    if (device && p.memory_bytes > 0 && bytes > double(p.memory_bytes))
+      throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
+                  human_bytes(bytes) + " exceeds the free memory of " + p.name + " (" +
+                  human_bytes(double(p.memory_bytes)) + ")");
+    o.budget_elements.push_back(std::int64_t(bytes / double(element_bytes)));
+  }
+  return o;
 }
 
 template <class Scalar>

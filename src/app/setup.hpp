@@ -5,12 +5,21 @@
 #include <vector>
 
 #include "deck/deck.hpp"
+#include "exec/plan.hpp"
 #include "exec/worker.hpp"
 #include "platform/calibration.hpp"
 
 namespace cuboid::app {
 
 std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d);
+
+// What the planner needs to know of each processor: its memory budget (devices: 80 % of free
+// memory, staged: 512 MiB, unless platform.memory_budget_mib says otherwise; host: none, it
+// works in place) and the fewest k-panels per piece (devices: 4, so copies overlap GEMMs).
+// The beta flags are left for the caller.
+exec::PlanOptions plan_options_for(const deck::Deck& d,
+                                   const std::vector<platform::ProcessorSpec>& specs,
+                                   std::size_t element_bytes);
 
 template <class Scalar>
 std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(

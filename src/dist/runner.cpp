@@ -122,10 +122,9 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
     for (const Piece& piece : ex->pieces()) {
       const exec::Rect c = c_rect(piece.box, pr.m, pr.n, pr.tile);
       const std::int64_t depth = a_rect(piece.box, pr.m, pr.k, pr.tile).cols();
-      exec::PlanOptions popt;
+      exec::PlanOptions popt = res.plan_options;
       popt.beta_is_zero = piece.first_of_box;
       popt.beta_is_one = !piece.first_of_box;
-      popt.budget_elements = res.budget_elements;
       auto local =
           local_zones(d.partition.algorithm, d.partition.discretization, proc_speeds, piece.box);
       exec::Plan plan;

@@ -14,6 +14,7 @@
 
 #include "deck/deck.hpp"
 #include "dist/communicator.hpp"
+#include "exec/plan.hpp"
 #include "exec/worker.hpp"
 #include "platform/calibration.hpp"
 #include "platform/processor.hpp"
@@ -27,7 +28,7 @@ struct RankResources {
   std::vector<platform::ProcessorSpec> specs;
   std::vector<platform::Speed> speeds;
   double calibration_s = 0;
-  std::vector<std::int64_t> budget_elements;  // per processor, as PlanOptions wants
+  exec::PlanOptions plan_options;  // per-processor budgets and panel counts; beta flags unset
   std::function<std::vector<std::unique_ptr<exec::Worker<Scalar>>>()> make_workers;
 };
 
