@@ -123,13 +123,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   }
 
   report::RunRecord rec;
-  rec.deck = d.path;
-  rec.m = pr.m, rec.n = pr.n, rec.k = pr.k, rec.tile = pr.tile;
-  rec.precision = deck::to_string(pr.precision);
-  rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed,
-  rec.c_init = deck::to_string(pr.c_init);
-  rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
-  rec.discretization = std::string(partition::to_string(d.partition.discretization));
+  report::describe_deck(rec, d);
   rec.ratio_to_lower_bound = metrics.ratio;
   rec.ratio_plain = metrics.ratio_plain;
   rec.imbalance = metrics.imbalance;
@@ -137,7 +131,6 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   rec.partial_buffers = int(engine.plan().partials.size());
   rec.partial_bytes = engine.partial_bytes();
   rec.calibration_s = calibration_s, rec.partition_s = partition_s;
-  rec.repetitions = d.run.repetitions, rec.warmup = d.run.warmup;
 
   std::vector<std::size_t> order(results.size());
   std::iota(order.begin(), order.end(), 0);

@@ -3,13 +3,10 @@
 
 #include <iostream>
 
+#include "app/cmd_partition.hpp"
 #include "app/cmd_simulate.hpp"
 #include "app/run_command.hpp"
 #include "util/error.hpp"
-#if __has_include("app/cmd_partition.hpp")
-#include "app/cmd_partition.hpp"
-#define CUBOID_HAVE_PARTITION_COMMAND 1
-#endif
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -21,9 +18,7 @@ int main(int argc, char** argv) {
   cuboid::app::add_info_command(app);
   cuboid::app::add_calibrate_command(app);
   cuboid::app::add_simulate_command(app);
-#ifdef CUBOID_HAVE_PARTITION_COMMAND
   cuboid::app::add_partition_command(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

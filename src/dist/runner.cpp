@@ -337,19 +337,12 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
   const auto metrics = partition::measure(working, working_speeds, tiles);
 
   report::RunRecord rec;
-  rec.deck = d.path;
-  rec.m = pr.m, rec.n = pr.n, rec.k = pr.k, rec.tile = pr.tile;
-  rec.precision = deck::to_string(pr.precision);
-  rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed,
-  rec.c_init = deck::to_string(pr.c_init);
-  rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
-  rec.discretization = std::string(partition::to_string(d.partition.discretization));
+  report::describe_deck(rec, d);
   rec.ratio_to_lower_bound = metrics.ratio, rec.ratio_plain = metrics.ratio_plain,
   rec.imbalance = metrics.imbalance;
   for (const auto& z : zones)
     for (const auto& b : z)
       if (!b.empty() && (b.lo[2] != 0 || b.hi[2] != tiles[2])) rec.k_split = true;
-  rec.repetitions = d.run.repetitions, rec.warmup = d.run.warmup;
   for (const auto& r : reps) rec.times_s.push_back(r.global_s);
   rec.min_s = reps[order.front()].global_s, rec.max_s = reps[order.back()].global_s;
   rec.median_s = med.global_s;

@@ -55,18 +55,7 @@ class HostWorker final : public Worker<Scalar> {
     Kokkos::deep_copy(A, Scalar(0.5));
     Kokkos::deep_copy(B, Scalar(0.25));
     const space exec;
-    kokkos_ext::gemm(exec, Scalar(1), A, B, Scalar(0), C);
-    exec.fence();
-    double best = 0, spent = 0;
-    for (int r = 0; r < 20 && spent < max_seconds; ++r) {
-      const double t = now_seconds();
-      kokkos_ext::gemm(exec, Scalar(1), A, B, Scalar(0), C);
-      exec.fence();
-      const double dt = now_seconds() - t;
-      spent += dt;
-      best = std::max(best, 2.0 * double(s) * double(s) * double(s) / dt / 1e9);
-    }
-    return best;
+    return best_gemm_rate(exec, A, B, C, s, max_seconds);
   }
 };
 

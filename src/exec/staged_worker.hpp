@@ -113,18 +113,7 @@ class StagedWorker final : public Worker<Scalar> {
     Kokkos::deep_copy(b, Scalar(0.25));
     const Block A(a.data(), s, s), B(b.data(), s, s), C(c.data(), s, s);
     auto& compute = instances_[1];
-    kokkos_ext::gemm(compute, Scalar(1), A, B, Scalar(0), C);  // first call pays set-up costs
-    compute.fence();
-    double best = 0, spent = 0;
-    for (int r = 0; r < 20 && spent < max_seconds; ++r) {
-      const double t = now_seconds();
-      kokkos_ext::gemm(compute, Scalar(1), A, B, Scalar(0), C);
-      compute.fence();
-      const double dt = now_seconds() - t;
-      spent += dt;
-      best = std::max(best, 2.0 * double(s) * double(s) * double(s) / dt / 1e9);
-    }
-    return best;
+    return best_gemm_rate(compute, A, B, C, s, max_seconds);
   }
 
  private:

@@ -4,12 +4,14 @@
 // device) packs panels into staging buffers, moves them with asynchronous deep copies on its
 // own execution-space instances, and overlaps the copies of the next step with the GEMM of
 // the current one (double buffering).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "exec/matrices.hpp"
 #include "exec/plan.hpp"
+#include "kokkos_ext/compat.hpp"
 #include "platform/processor.hpp"
 
 namespace cuboid::exec {
@@ -52,8 +54,29 @@ class Worker {
 template <class Scalar>
 std::unique_ptr<Worker<Scalar>> make_worker(const platform::ProcessorSpec& spec);
 
+double now_seconds();
+
+// Best GEMM rate (GFLOP/s) of C = A*B on `space` for s x s views, timed for at most
+// `max_seconds` after one untimed call that pays set-up costs.
+template <class Space, class View>
+double best_gemm_rate(const Space& space, const View& A, const View& B, const View& C,
+                      std::int64_t s, double max_seconds) {
+  using Scalar = typename View::non_const_value_type;
+  kokkos_ext::gemm(space, Scalar(1), A, B, Scalar(0), C);
+  space.fence();
+  double best = 0, spent = 0;
+  for (int r = 0; r < 20 && spent < max_seconds; ++r) {
+    const double t = now_seconds();
+    kokkos_ext::gemm(space, Scalar(1), A, B, Scalar(0), C);
+    space.fence();
+    const double dt = now_seconds() - t;
+    spent += dt;
+    best = std::max(best, 2.0 * double(s) * double(s) * double(s) / dt / 1e9);
+  }
+  return best;
+}
+
 // Sets the calling thread's OpenMP (and so OpenBLAS) thread count; no-op without OpenMP.
 void set_thread_count(int threads);
-double now_seconds();
 
 }  // namespace cuboid::exec

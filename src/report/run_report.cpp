@@ -20,6 +20,18 @@ std::string bytes(double b) {
 
 }  // namespace
 
+void describe_deck(RunRecord& rec, const deck::Deck& d) {
+  const auto& pr = d.problem;
+  rec.deck = d.path;
+  rec.m = pr.m, rec.n = pr.n, rec.k = pr.k, rec.tile = pr.tile;
+  rec.precision = deck::to_string(pr.precision);
+  rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed;
+  rec.c_init = deck::to_string(pr.c_init);
+  rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
+  rec.discretization = std::string(partition::to_string(d.partition.discretization));
+  rec.repetitions = d.run.repetitions, rec.warmup = d.run.warmup;
+}
+
 void print_summary(std::ostream& os, const RunRecord& r) {
   os << fmt::format("problem    C = {}*A*B + {}*C, m={} n={} k={}, tile {}, {} ({}), seed {}\n",
                     r.alpha, r.beta, r.m, r.n, r.k, r.tile, r.precision, r.deck, r.seed);
