@@ -29,7 +29,6 @@ struct RunOptions {
   std::string deck;
   std::vector<std::string> overrides;
   std::string json;
-  bool quiet = false;
 };
 
 template <class Scalar>

@@ -20,7 +20,6 @@ struct Validation {
   bool passed = false;
   double error = 0;  // ||C - C_ref||_F
   double bound = 0;
-  double reference_norm = 0;
   std::string method;
 };
 

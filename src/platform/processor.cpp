@@ -69,7 +69,6 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
       p.space = Kokkos::DefaultHostExecutionSpace::name();
       p.memory_space = "HostSpace";
       p.memory_bytes = host_memory_available();
-      p.description = "the host's cores working on the matrices in place";
       ++host_side;
     } else if (parse_indexed(name, "staged", index)) {
       p.kind = ProcessorKind::staged;
@@ -81,7 +80,6 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
 #endif
       p.memory_space = "HostSpace (own buffers)";
       p.memory_bytes = host_memory_available();
-      p.description = "host cores with their own buffers, filled and drained like a device";
       ++host_side;
     } else if (parse_indexed(name, "cuda", index)) {
       if (device_backend_name() != "Cuda")
@@ -99,7 +97,6 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
       p.space = "Cuda";
       p.memory_space = "CudaSpace";
       p.memory_bytes = info.free_bytes;
-      p.description = info.name;
     } else {
       throw Error(where + ": unknown processor \"" + name +
                   "\": processors are \"host\", \"staged\" (or \"staged:N\") and \"cuda:N\"");

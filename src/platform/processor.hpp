@@ -17,7 +17,6 @@ struct ProcessorSpec {
   std::string space;  // the Kokkos execution space it runs on
   std::string memory_space;
   std::uint64_t memory_bytes = 0;  // what its own memory holds (host: available RAM)
-  std::string description;         // device name and so on, for `cuboid info`
 };
 
 std::string to_string(ProcessorKind k);
