@@ -177,11 +177,12 @@ PipelineResult pipeline(const std::vector<std::string>& names, const std::vector
   exec::Plan plan = exec::make_plan(zones, n, n, n, tile, popt);
   std::vector<double> flops;
   for (const auto& p : plan.processors) flops.push_back(p.flops);
-  exec::Engine<double> engine(std::move(plan), std::move(workers), n, n);
+  exec::Engine<double> engine(std::move(workers));
+  engine.reserve(plan);
   PipelineResult best;
   best.seconds = 1e30;
   for (int r = 0; r <= reps; ++r) {  // the first run is a warm-up
-    const auto res = engine.run(A, B, C, 1.0, 0.0);
+    const auto res = engine.run(plan, A, B, C, 1.0, 0.0);
     if (r == 0 || res.seconds >= best.seconds) continue;
     best.seconds = res.seconds;
     best.steps = 0;

@@ -80,12 +80,14 @@ void engine_bench(benchmark::State& state, const char* processor, std::int64_t b
   o.budget_elements = {budget_mib * 1024 * 1024 / 8};
   auto zones = partition::partition_tiles(partition::Algorithm::slab,
                                           partition::Discretization::rounded, {1.0}, {t, t, t});
-  exec::Engine<double> engine(exec::make_plan(zones, s, s, s, tile, o), std::move(workers), s, s);
+  const exec::Plan plan = exec::make_plan(zones, s, s, s, tile, o);
+  exec::Engine<double> engine(std::move(workers));
+  engine.reserve(plan);
   auto A = random_matrix(s, s, exec::MatrixId::A), B = random_matrix(s, s, exec::MatrixId::B),
        C = random_matrix(s, s, exec::MatrixId::C);
   double copied = 0;
   for (auto _ : state) {
-    auto r = engine.run(A, B, C, 1.0, 0.0);
+    auto r = engine.run(plan, A, B, C, 1.0, 0.0);
     copied = r.workers[0].h2d_bytes + r.workers[0].d2h_bytes;
   }
   set_flops(state, double(s));

@@ -106,13 +106,14 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
       break;
   }
 
-  exec::Engine<Scalar> engine(std::move(plan), std::move(workers), pr.m, pr.n);
+  exec::Engine<Scalar> engine(std::move(workers));
+  engine.reserve(plan);
   const Scalar alpha = Scalar(pr.alpha), beta = Scalar(pr.beta);
   std::vector<exec::RunResult> results;
   const int total = d.run.warmup + d.run.repetitions;
   for (int r = 0; r < total; ++r) {
     Kokkos::deep_copy(C, C0);
-    auto res = engine.run(A, B, C, alpha, beta);
+    auto res = engine.run(plan, A, B, C, alpha, beta);
     const bool warm = r < d.run.warmup;
     progress << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n",
                             warm ? "warm-up" : "repetition", warm ? r + 1 : r - d.run.warmup + 1,
@@ -126,9 +127,9 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   rec.ratio_to_lower_bound = metrics.ratio;
   rec.ratio_plain = metrics.ratio_plain;
   rec.imbalance = metrics.imbalance;
-  rec.k_split = engine.plan().k_split;
-  rec.partial_buffers = int(engine.plan().partials.size());
-  rec.partial_bytes = engine.partial_bytes();
+  rec.k_split = plan.k_split;
+  rec.partial_buffers = int(plan.partials.size());
+  for (const auto& b : plan.partials) rec.partial_bytes += double(b.c.rows() * b.c.cols()) * elem;
   rec.calibration_s = calibration_s, rec.partition_s = partition_s;
 
   std::vector<std::size_t> order(results.size());
@@ -149,7 +150,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
   for (std::size_t q = 0; q < specs.size(); ++q) {
     report::ProcessorRecord p;
-    const auto& pp = engine.plan().processors[q];
+    const auto& pp = plan.processors[q];
     const auto& ws = med.workers[q];
     p.name = specs[q].name, p.kind = platform::to_string(specs[q].kind), p.space = specs[q].space;
     p.threads = specs[q].threads;

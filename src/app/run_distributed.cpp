@@ -26,13 +26,11 @@ dist::Outcome run_rank(const deck::Deck& d, const dist::Communicator& comm,
   std::ostream& progress = comm.rank() == 0 ? std::cerr : quiet;
   try {
     res.specs = processors_of(d);
-    auto workers = workers_for<Scalar>(res.specs);
+    res.workers = workers_for<Scalar>(res.specs);
     Stopwatch clock;
-    res.speeds = speeds_for<Scalar>(d, res.specs, workers, false, progress);
+    res.speeds = speeds_for<Scalar>(d, res.specs, res.workers, false, progress);
     res.calibration_s = clock.seconds();
     res.plan_options = plan_options_for(d, res.specs, sizeof(Scalar));
-    const auto specs = res.specs;
-    res.make_workers = [specs] { return workers_for<Scalar>(specs); };
   } catch (...) {
     failure = std::current_exception();
   }

@@ -113,10 +113,12 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
   std::vector<double> proc_speeds;
   for (const auto& s : res.speeds) proc_speeds.push_back(s.gflops);
   std::unique_ptr<Exchange<Scalar>> ex;
-  std::vector<std::unique_ptr<exec::Engine<Scalar>>> engines;
+  std::unique_ptr<exec::Engine<Scalar>> engine;
+  std::vector<exec::Plan> plans;  // one per piece
   std::int64_t max_a = 0, max_b = 0;
   std::vector<Matrix> box_c;
   try {
+    engine = std::make_unique<exec::Engine<Scalar>>(std::move(res.workers));
     ex = std::make_unique<Exchange<Scalar>>(comm, zones, options.slabs_per_box, layouts, pr.m, pr.n,
                                             pr.k, pr.tile);
     for (const Piece& piece : ex->pieces()) {
@@ -134,8 +136,9 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
         throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
                     e.what() + " of " + std::to_string(pr.tile) + " (problem.tile)");
       }
-      engines.push_back(std::make_unique<exec::Engine<Scalar>>(std::move(plan), res.make_workers(),
-                                                               c.rows(), c.cols()));
+      // Buffers for every piece are made here, before the first repetition.
+      engine->reserve(plan);
+      plans.push_back(std::move(plan));
       max_a = std::max(max_a, c.rows() * depth);
       max_b = std::max(max_b, depth * c.cols());
     }
@@ -202,8 +205,8 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
         ex->inputs_for(int(s), A, B, Ap, Bp);
         rep.phases.exchange += sw.seconds();
         sw.restart();
-        auto result = engines[s]->run(Ap, Bp, box_c[std::size_t(piece.box_index)], alpha,
-                                      piece.first_of_box ? Scalar(0) : Scalar(1));
+        auto result = engine->run(plans[s], Ap, Bp, box_c[std::size_t(piece.box_index)], alpha,
+                                  piece.first_of_box ? Scalar(0) : Scalar(1));
         rep.phases.compute += sw.seconds();
         for (std::size_t q = 0; q < result.workers.size(); ++q) {
           auto& w = rep.workers[q];

@@ -2,7 +2,8 @@
 // `cuboid run` under mpirun: the distributed pipeline. It mirrors the single-process one
 // (src/app/cmd_run.cpp) step by step:
 //   calibrate (each rank, its own processors) -> rank speeds, allgathered -> partition the tile
-//   cuboid among ranks -> each rank's pieces among its processors (one Engine per piece) ->
+//   cuboid among ranks -> each rank's pieces among its processors (one plan per piece, all run
+//   by one Engine made from the rank's workers) ->
 //   A, B, C0 generated in the block-cyclic layout -> per repetition: exchange inputs, compute
 //   pieces as their inputs arrive, reduce partial C onto owners -> distributed validation ->
 //   rank 0 prints and writes the record.
@@ -22,14 +23,14 @@
 namespace cuboid::dist {
 
 // What the app hands over for this rank: its processors and their speeds (the app owns
-// calibration), and how to make a fresh set of workers (one set per Engine).
+// calibration), and the workers that calibrated them: the rank's one Engine takes them over.
 template <class Scalar>
 struct RankResources {
   std::vector<platform::ProcessorSpec> specs;
   std::vector<platform::Speed> speeds;
   double calibration_s = 0;
   exec::PlanOptions plan_options;  // per-processor budgets and panel counts; beta flags unset
-  std::function<std::vector<std::unique_ptr<exec::Worker<Scalar>>>()> make_workers;
+  std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers;
 };
 
 struct RunnerOptions {

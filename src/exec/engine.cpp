@@ -2,49 +2,72 @@
 
 #include <exception>
 #include <stdexcept>
+#include <string>
 
 #include "kokkos_ext/compat.hpp"
 
 namespace cuboid::exec {
 
 template <class Scalar>
-Engine<Scalar>::Engine(Plan plan, std::vector<std::unique_ptr<Worker<Scalar>>> workers,
-                       std::int64_t m, std::int64_t n)
-    : plan_(std::move(plan)), workers_(std::move(workers)) {
-  if (workers_.size() != plan_.processors.size())
-    throw std::invalid_argument("engine: one worker per processor plan is needed");
-  if (plan_.m != m || plan_.n != n)
-    throw std::invalid_argument("engine: plan and matrices disagree");
-  kokkos_ext::ScopedRegion region("cuboid::exec::setup");
-  for (const auto& p : plan_.partials) {
-    partials_.emplace_back(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::C_partial"), p.c.rows(),
-        p.c.cols());
-    partial_rects_.push_back(p.c);
-  }
-  for (std::size_t q = 0; q < workers_.size(); ++q) {
-    workers_[q]->prepare(plan_.processors[q]);
+Engine<Scalar>::Engine(std::vector<std::unique_ptr<Worker<Scalar>>> workers)
+    : workers_(std::move(workers)) {
+  for (const auto& w : workers_) {
+    if (!w) throw std::invalid_argument("engine: a worker is missing");
     lanes_.push_back(std::make_unique<ThreadLane>());
   }
 }
 
 template <class Scalar>
-double Engine<Scalar>::partial_bytes() const {
+void Engine<Scalar>::reserve(const Plan& plan) {
+  if (plan.processors.size() != workers_.size())
+    throw std::invalid_argument("engine: the plan has " + std::to_string(plan.processors.size()) +
+                                " processors but the engine " + std::to_string(workers_.size()));
+  kokkos_ext::ScopedRegion region("cuboid::exec::reserve");
+  for (std::size_t q = 0; q < workers_.size(); ++q) workers_[q]->prepare(plan.processors[q]);
+  if (partial_storage_.size() < plan.partials.size()) partial_storage_.resize(plan.partials.size());
+  for (std::size_t b = 0; b < plan.partials.size(); ++b) {
+    const std::size_t need = std::size_t(plan.partials[b].c.rows() * plan.partials[b].c.cols());
+    if (partial_storage_[b].extent(0) < need)
+      partial_storage_[b] = Kokkos::View<Scalar*, Kokkos::HostSpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::C_partial"), need);
+  }
+}
+
+template <class Scalar>
+double Engine<Scalar>::reserved_bytes() const {
   double b = 0;
-  for (const auto& r : partial_rects_) b += double(r.rows()) * double(r.cols()) * sizeof(Scalar);
+  for (const auto& w : workers_) b += w->reserved_bytes();
+  for (const auto& p : partial_storage_) b += double(p.extent(0)) * sizeof(Scalar);
   return b;
 }
 
 template <class Scalar>
-RunResult Engine<Scalar>::run(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
-                              const HostMatrix<Scalar>& C, Scalar alpha, Scalar beta) {
+RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
+                              const HostMatrix<Scalar>& B, const HostMatrix<Scalar>& C,
+                              Scalar alpha, Scalar beta, const std::function<void()>& poll) {
   using host = Kokkos::DefaultHostExecutionSpace;
   using rank2 = Kokkos::MDRangePolicy<host, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+  if (std::int64_t(C.extent(0)) != plan.m || std::int64_t(C.extent(1)) != plan.n ||
+      std::int64_t(A.extent(0)) != plan.m || std::int64_t(A.extent(1)) != plan.k ||
+      std::int64_t(B.extent(0)) != plan.k || std::int64_t(B.extent(1)) != plan.n)
+    throw std::invalid_argument("engine: plan and matrices disagree");
+  reserve(plan);  // nothing to do when the plan was reserved before
+
+  // Partial i of this plan is buffer i seen at its rectangle's size.
+  ctx_.A = A, ctx_.B = B, ctx_.C = C, ctx_.alpha = alpha, ctx_.beta = beta;
+  ctx_.partials.resize(plan.partials.size());
+  ctx_.partial_rects.resize(plan.partials.size());
+  for (std::size_t b = 0; b < plan.partials.size(); ++b) {
+    const Rect& r = plan.partials[b].c;
+    ctx_.partials[b] = HostMatrix<Scalar>(partial_storage_[b].data(), r.rows(), r.cols());
+    ctx_.partial_rects[b] = r;
+  }
+
   RunResult result;
   const double t0 = now_seconds();
   {
     kokkos_ext::ScopedRegion region("cuboid::exec::prescale");
-    for (const Rect& r : plan_.prescale) {
+    for (const Rect& r : plan.prescale) {
       auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
       // beta = 0 must clear NaN and Inf in the old C, which multiplying by zero would keep.
       if (beta == Scalar(0)) {
@@ -61,16 +84,28 @@ RunResult Engine<Scalar>::run(const HostMatrix<Scalar>& A, const HostMatrix<Scal
   }
   result.prescale_s = now_seconds() - t0;
 
-  RunContext<Scalar> ctx{A, B, C, partials_, partial_rects_, alpha, beta};
   result.workers.resize(workers_.size());
   {
     kokkos_ext::ScopedRegion region("cuboid::exec::compute");
+    const RunContext<Scalar>& ctx = ctx_;
     for (std::size_t q = 0; q < workers_.size(); ++q) {
       lanes_[q]->start(
-          [&, q] { result.workers[q] = workers_[q]->execute(plan_.processors[q], ctx, t0); });
+          [&, q] { result.workers[q] = workers_[q]->execute(plan.processors[q], ctx, t0); });
+    }
+    std::exception_ptr first;
+    if (poll) {
+      try {
+        for (std::size_t next = 0; next < lanes_.size();) {
+          poll();
+          // Sleeps on the first unfinished lane: no busy spinning between polls.
+          while (next < lanes_.size() && lanes_[next]->wait_for(std::chrono::microseconds(100)))
+            ++next;
+        }
+      } catch (...) {
+        first = std::current_exception();
+      }
     }
     // Wait for every lane before reporting the first failure: none may still use the buffers.
-    std::exception_ptr first;
     for (auto& lane : lanes_) {
       try {
         lane->wait();
@@ -85,10 +120,10 @@ RunResult Engine<Scalar>::run(const HostMatrix<Scalar>& A, const HostMatrix<Scal
   {
     kokkos_ext::ScopedRegion region("cuboid::exec::reduce");
     // Fixed order: the result depends on the partition only through reassociation.
-    for (std::size_t b = 0; b < partials_.size(); ++b) {
-      const Rect& r = partial_rects_[b];
+    for (std::size_t b = 0; b < plan.partials.size(); ++b) {
+      const Rect& r = plan.partials[b].c;
       auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
-      auto p = partials_[b];
+      auto p = ctx_.partials[b];
       Kokkos::parallel_for(
           "cuboid::exec::reduce_partial", rank2({0, 0}, {c.extent(0), c.extent(1)}),
           KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) += p(i, j); });

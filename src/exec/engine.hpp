@@ -1,6 +1,8 @@
 #pragma once
-// Runs a plan: beta pre-pass, one thread per processor, then the fixed-order reduction of
-// partial C buffers.
+// Runs plans on a fixed set of processors: beta pre-pass, one long-lived thread per processor,
+// then the fixed-order reduction of partial C buffers. Threads, worker buffers and partial
+// buffers are made once and reused by every plan run on the engine.
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -20,21 +22,28 @@ struct RunResult {
 template <class Scalar>
 class Engine {
  public:
-  // Creates a worker per processor and allocates every buffer the plan needs.
-  Engine(Plan plan, std::vector<std::unique_ptr<Worker<Scalar>>> workers, std::int64_t m,
-         std::int64_t n);
-  // C <- alpha*A*B + beta*C with the plan; A, B, C are the whole host matrices.
-  RunResult run(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
-                const HostMatrix<Scalar>& C, Scalar alpha, Scalar beta);
-  const Plan& plan() const { return plan_; }
-  double partial_bytes() const;
+  // Takes one worker per processor and starts a thread (lane) for each.
+  explicit Engine(std::vector<std::unique_ptr<Worker<Scalar>>> workers);
+  // Grows worker buffers and partial buffers so that `plan` runs without allocating. Call it for
+  // every plan before the first timed run; buffers are sized for the largest needs over the
+  // plans reserved (a plan's partial i uses buffer i, viewed at its rectangle's size).
+  void reserve(const Plan& plan);
+  // C <- alpha*A*B + beta*C with `plan` (one ProcessorPlan per worker, in order); A, B, C are the
+  // whole host matrices of the plan's problem. A plan not reserved first is reserved here.
+  // `poll`, when given, is called repeatedly on the calling thread while the workers compute
+  // (about every 100 us, e.g. to progress MPI); what it throws is rethrown once every worker
+  // has stopped.
+  RunResult run(const Plan& plan, const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
+                const HostMatrix<Scalar>& C, Scalar alpha, Scalar beta,
+                const std::function<void()>& poll = {});
+  // Bytes of the buffers held (workers' and partial buffers), for memory reports.
+  double reserved_bytes() const;
 
  private:
-  Plan plan_;
   std::vector<std::unique_ptr<Worker<Scalar>>> workers_;
   std::vector<std::unique_ptr<ThreadLane>> lanes_;  // one per worker, alive across runs
-  std::vector<HostMatrix<Scalar>> partials_;
-  std::vector<Rect> partial_rects_;
+  std::vector<Kokkos::View<Scalar*, Kokkos::HostSpace>> partial_storage_;
+  RunContext<Scalar> ctx_;  // reused so that a run allocates nothing
 };
 
 }  // namespace cuboid::exec

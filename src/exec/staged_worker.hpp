@@ -38,6 +38,15 @@ class StagedWorker final : public Worker<Scalar> {
     ensure(plan.max_a, plan.max_b, plan.max_c);
   }
 
+  double reserved_bytes() const override {
+    double b = 0;
+    for (const auto* set : {&a_buf_, &b_buf_, &c_buf_})
+      for (const auto& v : *set) b += double(v.extent(0)) * sizeof(Scalar);
+    for (const auto* set : {&a_stage_, &b_stage_, &c_stage_})
+      for (const auto& v : *set) b += double(v.extent(0)) * sizeof(Scalar);
+    return b;
+  }
+
   WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
                       double t0) override {
     kokkos_ext::ScopedRegion region("cuboid::exec::staged[" + this->spec_.name + "]");

@@ -2,6 +2,7 @@
 // A long-lived thread that runs one task at a time. Each processor keeps its own lane for the
 // engine's lifetime: OpenMP (and so OpenBLAS) builds a thread team per calling thread, and a
 // fresh std::thread per run would pay for a new team every time.
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -32,6 +33,12 @@ class ThreadLane {
       error_ = nullptr;
     }
     cv_.notify_all();
+  }
+  // Waits at most `timeout` for the task; true when it has finished (wait() then returns at
+  // once and rethrows what it threw).
+  bool wait_for(std::chrono::microseconds timeout) {
+    std::unique_lock<std::mutex> lock(m_);
+    return cv_.wait_for(lock, timeout, [this] { return done_; });
   }
   // Waits for the task; rethrows what it threw.
   void wait() {

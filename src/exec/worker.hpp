@@ -38,8 +38,11 @@ class Worker {
  public:
   virtual ~Worker() = default;
   const platform::ProcessorSpec& spec() const { return spec_; }
-  // Allocates whatever buffers the plan needs (outside timed regions).
+  // Grows its buffers so that the plan runs without allocating (outside timed regions);
+  // buffers only grow, so after several calls they fit the largest needs of all the plans.
   virtual void prepare(const ProcessorPlan& plan) = 0;
+  // Bytes of the buffers it holds (its own memory and host staging).
+  virtual double reserved_bytes() const { return 0; }
   // Runs the steps; `t0` is the run's start on the steady clock (seconds since epoch of it).
   virtual WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
                               double t0) = 0;

@@ -50,7 +50,8 @@ double run_case(const Case& c, const std::vector<std::string>& names, partition:
     o.budget_elements.push_back(s.kind == platform::ProcessorKind::host ? 0 : c.budget);
   auto plan =
       exec::make_plan(partition::partition_tiles(a, d, speeds, t), c.m, c.n, c.k, c.tile, o);
-  exec::Engine<Scalar> engine(std::move(plan), std::move(workers), c.m, c.n);
+  exec::Engine<Scalar> engine(std::move(workers));
+  engine.reserve(plan);
 
   exec::HostMatrix<Scalar> A("A", c.m, c.k), B("B", c.k, c.n), C0("C0", c.m, c.n), C("C", c.m, c.n);
   exec::fill_random(A, 11, exec::MatrixId::A);
@@ -63,7 +64,7 @@ double run_case(const Case& c, const std::vector<std::string>& names, partition:
   double worst = 0;
   for (int rep = 0; rep < 2; ++rep) {  // buffers are reused across repetitions
     Kokkos::deep_copy(C, C0);
-    engine.run(A, B, C, Scalar(c.alpha), Scalar(c.beta));
+    engine.run(plan, A, B, C, Scalar(c.alpha), Scalar(c.beta));
     for (std::size_t j = 0; j < C.extent(1); ++j)
       for (std::size_t i = 0; i < C.extent(0); ++i) {
         const double e = std::abs(double(C(i, j)) - double(ref(i, j)));
@@ -141,6 +142,105 @@ TEST(Engine, SinglePrecision) {
   EXPECT_LT(run_case<float>(c, {"host", "staged"}, partition::Algorithm::nrrp3d,
                             partition::Discretization::precise, {1, 1}),
             1e-4);
+}
+
+TEST(Engine, OneEngineRunsManyPlansWithinItsReservation) {
+  // Pieces of different shapes (as the MPI runner has), each with partial buffers, run by one
+  // engine: everything is allocated by reserve(), runs allocate nothing and stay correct.
+  auto specs = platform::resolve_processors({"staged", "host", "staged:1"}, "test");
+  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+  for (const auto& s : specs) workers.push_back(exec::make_worker<double>(s));
+  exec::Engine<double> engine(std::move(workers));
+  struct Shape {
+    std::int64_t m, n, k;
+    partition::Algorithm a;
+  };
+  const std::vector<Shape> shapes = {{40, 24, 64, partition::Algorithm::nrrp3d},
+                                     {16, 48, 32, partition::Algorithm::grid},
+                                     {33, 35, 17, partition::Algorithm::slab}};
+  std::vector<exec::Plan> plans;
+  std::size_t with_partials = 0;
+  for (const auto& sh : shapes) {
+    const std::int64_t tile = 8;
+    const partition::TileExtent t{(sh.m + tile - 1) / tile, (sh.n + tile - 1) / tile,
+                                  (sh.k + tile - 1) / tile};
+    exec::PlanOptions o;
+    o.budget_elements = {3000, 0, 2000};
+    auto zones =
+        partition::partition_tiles(sh.a, partition::Discretization::precise, {2, 1, 1.5}, t);
+    plans.push_back(exec::make_plan(zones, sh.m, sh.n, sh.k, tile, o));
+    with_partials += plans.back().partials.empty() ? 0 : 1;
+    engine.reserve(plans.back());
+  }
+  ASSERT_GT(with_partials, 0u) << "the shapes must exercise partial buffers";
+  const double reserved = engine.reserved_bytes();
+  EXPECT_GT(reserved, 0);
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+      const auto& sh = shapes[p];
+      exec::HostMatrix<double> A("A", sh.m, sh.k), B("B", sh.k, sh.n), C0("C0", sh.m, sh.n),
+          C("C", sh.m, sh.n);
+      exec::fill_random(A, 5 + p, exec::MatrixId::A);
+      exec::fill_random(B, 5 + p, exec::MatrixId::B);
+      exec::fill_random(C0, 5 + p, exec::MatrixId::C);
+      Kokkos::deep_copy(C, C0);
+      int polls = 0;
+      engine.run(plans[p], A, B, C, 1.5, -0.5, [&] { ++polls; });
+      EXPECT_GE(polls, 1) << "poll is called while the workers compute";
+      const auto ref = naive(A, B, C0, 1.5, -0.5);
+      double worst = 0;
+      for (std::int64_t j = 0; j < sh.n; ++j)
+        for (std::int64_t i = 0; i < sh.m; ++i)
+          worst = std::max(worst, std::abs(C(i, j) - ref(i, j)));
+      EXPECT_LT(worst, 1e-12) << "plan " << p << " round " << round;
+      EXPECT_EQ(engine.reserved_bytes(), reserved) << "a reserved plan allocated during its run";
+    }
+  }
+}
+
+TEST(Engine, PollFailureWaitsForWorkersThenPropagates) {
+  auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+  for (const auto& s : specs) workers.push_back(exec::make_worker<double>(s));
+  exec::Engine<double> engine(std::move(workers));
+  const std::int64_t m = 64;
+  exec::PlanOptions o;
+  o.budget_elements = {0, 1 << 20};
+  auto plan = exec::make_plan(
+      partition::partition_tiles(partition::Algorithm::nrrp3d, partition::Discretization::precise,
+                                 {1, 1}, {8, 8, 8}),
+      m, m, m, 8, o);
+  exec::HostMatrix<double> A("A", m, m), B("B", m, m), C("C", m, m);
+  EXPECT_THROW(engine.run(plan, A, B, C, 1.0, 0.0, [] { throw std::runtime_error("poll"); }),
+               std::runtime_error);
+  // The engine is still usable: its lanes finished the aborted run.
+  exec::fill_random(A, 2, exec::MatrixId::A);
+  exec::fill_random(B, 2, exec::MatrixId::B);
+  Kokkos::deep_copy(C, 0.0);
+  engine.run(plan, A, B, C, 1.0, 0.0);
+  const auto ref = naive(A, B, C, 1.0, 0.0);
+  double worst = 0;
+  for (std::int64_t j = 0; j < m; ++j)
+    for (std::int64_t i = 0; i < m; ++i) worst = std::max(worst, std::abs(C(i, j) - ref(i, j)));
+  EXPECT_LT(worst, 1e-12);
+}
+
+TEST(Engine, RejectsAPlanForOtherProcessorsOrMatrices) {
+  auto specs = platform::resolve_processors({"host"}, "test");
+  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+  workers.push_back(exec::make_worker<double>(specs[0]));
+  exec::Engine<double> engine(std::move(workers));
+  auto two = exec::make_plan(
+      partition::partition_tiles(partition::Algorithm::slab, partition::Discretization::rounded,
+                                 {1, 1}, {2, 2, 2}),
+      16, 16, 16, 8, {});
+  EXPECT_THROW(engine.reserve(two), std::invalid_argument);
+  auto one = exec::make_plan(
+      partition::partition_tiles(partition::Algorithm::slab, partition::Discretization::rounded,
+                                 {1}, {2, 2, 2}),
+      16, 16, 16, 8, {});
+  exec::HostMatrix<double> A("A", 16, 16), B("B", 16, 16), C("C", 16, 8);
+  EXPECT_THROW(engine.run(one, A, B, C, 1.0, 0.0), std::invalid_argument);
 }
 
 TEST(Validate, RejectsACorruptedProduct) {
