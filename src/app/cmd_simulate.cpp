@@ -11,6 +11,7 @@
 #include "deck/deck.hpp"
 #include "dist/comm_report.hpp"
 #include "dist/model.hpp"
+#include "dist/rank_partition.hpp"
 #include "dist/strategy.hpp"
 #include "partition/metrics.hpp"
 #include "report/run_report.hpp"
@@ -48,85 +49,90 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
     factors = d.mpi.rank_speeds;
   }
   dist::ProcessGrid grid = dist::near_square_grid(P);
-  if (!d.mpi.grid.empty()) {
+  if (!d.mpi.aligned && !d.mpi.grid.empty()) {
     grid = dist::ProcessGrid{d.mpi.grid[0], d.mpi.grid[1]};
     if (grid.size() != P)
       throw Error(d.location("mpi.grid") + ": mpi.grid " + dist::describe(grid) + " has " +
                   std::to_string(grid.size()) + " processes but --ranks is " + std::to_string(P));
   }
   const std::int64_t block = d.mpi.block > 0 ? d.mpi.block : pr.tile;
-  const partition::TileExtent tiles{(pr.m + pr.tile - 1) / pr.tile, (pr.n + pr.tile - 1) / pr.tile,
-                                    (pr.k + pr.tile - 1) / pr.tile};
+  const std::size_t elem = pr.precision == deck::Precision::float64 ? 8 : 4;
+  // The rank partition exactly as `run` under mpirun chooses it: rank r runs at rank_gflops
+  // times its factor (relative to the mean), data arrives at bandwidth_gbs.
+  const double mean_factor = std::accumulate(factors.begin(), factors.end(), 0.0) / P;
+  dist::RankPartitionRequest req;
+  req.m = pr.m, req.n = pr.n, req.k = pr.k, req.tile = pr.tile;
+  for (double f : factors) req.speeds.push_back(o.rank_gflops * f / mean_factor);
+  req.aligned = d.mpi.aligned, req.grid = grid, req.block = block;
+  req.automatic = d.partition.automatic || !d.where.count("partition.algorithm");
+  req.algorithm = d.partition.algorithm, req.discretization = d.partition.discretization;
+  req.bandwidth_gbs = o.bandwidth_gbs, req.elem = elem;
   Stopwatch clock;
-  std::vector<partition::TileZone> zones;
+  dist::RankPartition rp;
   try {
-    zones =
-        dist::partition_ranks(d.partition.algorithm, d.partition.discretization, factors, tiles);
+    rp = dist::choose_rank_partition(req);
   } catch (const std::invalid_argument& e) {
-    throw Error(d.location("partition.algorithm") + ": partition." +
-                std::string(partition::to_string(d.partition.algorithm)) + " of " +
-                fmt::format("{}x{}x{}", tiles[0], tiles[1], tiles[2]) + " tiles among " +
-                std::to_string(P) + " ranks: " + e.what());
+    throw Error(d.location("partition.algorithm") + ": the rank partition of " +
+                fmt::format("{}x{}x{}", pr.m, pr.n, pr.k) + " among " + std::to_string(P) +
+                " ranks: " + e.what());
   }
   const double partition_s = clock.seconds();
-  // Load balance among the ranks that work (ROUNDED trades some of it for rounder zones).
+  const partition::TileExtent tiles{rp.order.i.size(), rp.order.j.size(), rp.order.k.size()};
   std::vector<partition::TileZone> working;
   std::vector<double> working_speeds;
   for (int r = 0; r < P; ++r)
     if (factors[std::size_t(r)] > 0)
-      working.push_back(zones[std::size_t(r)]), working_speeds.push_back(factors[std::size_t(r)]);
+      working.push_back(rp.zones[std::size_t(r)]),
+          working_speeds.push_back(factors[std::size_t(r)]);
   const double imbalance = partition::measure(working, working_speeds, tiles).imbalance;
-  clock.restart();
-  const auto layouts = dist::make_layouts(pr.m, pr.n, pr.k, block, grid);
-  const auto traffic = dist::model_traffic(zones, pr.m, pr.n, pr.k, pr.tile, layouts);
-  const double model_s = clock.seconds();
+  const auto& traffic = rp.traffic;
   const auto summary = dist::summarize(traffic, pr.m, pr.n, pr.k);
-  const std::size_t elem = pr.precision == deck::Precision::float64 ? 8 : 4;
-
-  // Time model: rank r computes its flops at rank_gflops * factor_r; the busiest rank's traffic
-  // goes at bandwidth_gbs without overlap. Both are assumptions given on the command line.
+  const double model_s = rp.predicted_s;
   double compute_s = 0, comm_s = 0;
-  const double mean_factor = std::accumulate(factors.begin(), factors.end(), 0.0) / P;
   for (int r = 0; r < P; ++r) {
     const auto& t = traffic[std::size_t(r)];
-    if (t.flops > 0)
-      compute_s = std::max(compute_s,
-                           t.flops / (o.rank_gflops * 1e9 * factors[std::size_t(r)] / mean_factor));
-    comm_s = std::max(comm_s, t.moved() * double(elem) / (o.bandwidth_gbs * 1e9));
+    if (t.flops > 0) compute_s = std::max(compute_s, t.flops / (req.speeds[std::size_t(r)] * 1e9));
+    comm_s = std::max(comm_s, t.received() * double(elem) / (o.bandwidth_gbs * 1e9));
   }
   const double flops = 2.0 * double(pr.m) * double(pr.n) * double(pr.k);
-  const double time_s = compute_s + comm_s;
+  const double time_s = model_s;
   const int idle =
       int(std::count_if(traffic.begin(), traffic.end(), [](auto& t) { return t.tasks == 0; }));
 
   std::cout << fmt::format(
-      "simulate   {} ranks (grid {}, block {}), {} + {} on {}x{}x{} tiles of {}, m={} n={} k={} "
-      "{}\n",
-      P, dist::describe(grid), block, partition::to_string(d.partition.algorithm),
-      partition::to_string(d.partition.discretization), tiles[0], tiles[1], tiles[2], pr.tile, pr.m,
-      pr.n, pr.k, deck::to_string(pr.precision));
+      "simulate   {} ranks, {}, {} on {}x{}x{} tiles of {}, m={} n={} k={} {}\n", P,
+      d.mpi.aligned ? std::string("aligned layout")
+                    : fmt::format("block-cyclic grid {}, block {}", dist::describe(grid), block),
+      rp.name, tiles[0], tiles[1], tiles[2], pr.tile, pr.m, pr.n, pr.k,
+      deck::to_string(pr.precision));
+  for (std::size_t c = 0; c < std::min<std::size_t>(rp.candidates.size(), 6); ++c)
+    std::cout << fmt::format("{}  {:<48} model {:.4g} s, most received {:.4g} B\n",
+                             c == 0 ? "candidate" : "         ", rp.candidates[c].name,
+                             rp.candidates[c].predicted_s,
+                             rp.candidates[c].received_max * double(elem));
   std::cout << fmt::format(
-      "partition  {:.3f} s among ranks, model {:.3f} s; imbalance {:.2f}%; {} rank(s) without "
-      "work\n",
-      partition_s, model_s, 100 * imbalance, idle);
+      "partition  {:.3f} s among ranks (candidates and model); imbalance {:.2f}%; {} rank(s) "
+      "without work\n",
+      partition_s, 100 * imbalance, idle);
   if (o.per_rank) {
     std::cout << fmt::format("{:>6} {:>7} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "rank",
-                             "speed", "tasks", "A in B", "B in B", "C out B", "moved B",
+                             "speed", "tasks", "A in B", "B in B", "C in B", "received B",
                              "footprint B");
     for (int r = 0; r < P; ++r) {
       const auto& t = traffic[std::size_t(r)];
       const double e = double(elem);
       std::cout << fmt::format(
           "{:>6} {:>7.3g} {:>10.0f} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g} {:>12.4g}\n", r,
-          factors[std::size_t(r)], t.tasks, t.a_in * e, t.b_in * e, t.c_out * e, t.moved() * e,
+          factors[std::size_t(r)], t.tasks, t.a_in * e, t.b_in * e, t.c_in * e, t.received() * e,
           t.footprint() * e);
     }
   }
   dist::print_communication(std::cout, summary, summary, elem);
   std::cout << fmt::format(
-      "model time compute {:.4g} s + communication {:.4g} s = {:.4g} s, {:.4g} GFLOP/s "
-      "(assumed {} GFLOP/s per unit-speed rank, {} GB/s per rank, no overlap)\n",
-      compute_s, comm_s, time_s, flops / time_s / 1e9, o.rank_gflops, o.bandwidth_gbs);
+      "model time {:.4g} s (slowest rank: compute then receive; compute at most {:.4g} s, "
+      "receive at most {:.4g} s), {:.4g} GFLOP/s (assumed {} GFLOP/s per unit-speed rank, {} GB/s "
+      "per rank, no overlap)\n",
+      time_s, compute_s, comm_s, flops / time_s / 1e9, o.rank_gflops, o.bandwidth_gbs);
 
   if (!o.json.empty()) {
     nlohmann::json j;
@@ -137,11 +143,18 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
                     {"k", pr.k},
                     {"tile", pr.tile},
                     {"precision", deck::to_string(pr.precision)}};
-    j["partition"] = {{"algorithm", partition::to_string(d.partition.algorithm)},
+    nlohmann::json cands = nlohmann::json::array();
+    for (const auto& c : rp.candidates)
+      cands.push_back({{"name", c.name},
+                       {"model_s", c.predicted_s},
+                       {"received_max_bytes", c.received_max * double(elem)}});
+    j["partition"] = {{"algorithm", rp.name},
+                      {"candidates", cands},
                       {"discretization", partition::to_string(d.partition.discretization)},
                       {"seconds", partition_s},
                       {"imbalance", imbalance}};
     j["ranks"] = P;
+    j["layout"] = d.mpi.aligned ? "aligned" : "block-cyclic";
     j["grid"] = {grid.rows, grid.cols};
     j["block"] = block;
     j["idle_ranks"] = idle;

@@ -1,24 +1,265 @@
 #include "app/run_distributed.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
+#include <numeric>
 #include <sstream>
 
 #include "app/kokkos_session.hpp"
 #include "app/run_command.hpp"
 #include "app/setup.hpp"
+#include "dist/comm_report.hpp"
 #include "dist/communicator.hpp"
 #include "dist/runner.hpp"
+#include "partition/metrics.hpp"
+#include "report/run_report.hpp"
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 #include "util/timer.hpp"
 
 namespace cuboid::app {
 namespace {
 
+struct Stats {
+  double min = 0, mean = 0, max = 0;
+};
+
+Stats stats_of(const std::vector<double>& v) {
+  Stats s;
+  if (v.empty()) return s;
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+  return s;
+}
+
+nlohmann::json to_json(const Stats& s) { return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}}; }
+
+dist::DistSettings settings_of(const deck::Deck& d) {
+  const auto& pr = d.problem;
+  dist::DistSettings s;
+  s.m = pr.m, s.n = pr.n, s.k = pr.k, s.tile = pr.tile;
+  s.alpha = pr.alpha, s.beta = pr.beta, s.seed = pr.seed;
+  s.c_init = pr.c_init == deck::CInit::random ? dist::InitialC::random
+             : pr.c_init == deck::CInit::zero ? dist::InitialC::zero
+                                              : dist::InitialC::nan;
+  // Across ranks "auto" is the default: a fixed algorithm is a choice the deck must make.
+  s.automatic = d.partition.automatic || !d.where.count("partition.algorithm");
+  s.algorithm = d.partition.algorithm;
+  s.discretization = d.partition.discretization;
+  s.aligned = d.mpi.aligned;
+  s.grid = d.mpi.grid;
+  s.block = d.mpi.block;
+  s.rank_speeds = d.mpi.rank_speeds;
+  s.bandwidth_gbs = d.mpi.bandwidth_gbs;
+  s.repetitions = d.run.repetitions, s.warmup = d.run.warmup, s.validate = d.run.validate;
+  s.full_check_max = d.mpi.full_check_max;
+  return s;
+}
+
+// Rank 0: the summary, the per-rank table and the JSON record.
 template <class Scalar>
-dist::Outcome run_rank(const deck::Deck& d, const dist::Communicator& comm,
-                       const std::string& json) {
+int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOutcome& out,
+           const std::string& json) {
+  const auto& pr = d.problem;
+  const int P = out.ranks;
+  const double elem = double(sizeof(Scalar));
+  const auto& ranks = out.per_rank;
+  const auto& rp = out.partition;
+  const partition::TileExtent tiles{rp.order.i.size(), rp.order.j.size(), rp.order.k.size()};
+  const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
+  const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
+  const double flops = 2.0 * double(pr.m) * double(pr.n) * double(pr.k);
+
+  // What MPI delivered, per rank, beside the model.
+  std::vector<dist::RankTraffic> measured(static_cast<std::size_t>(P));
+  bool model_agrees = true;
+  for (int r = 0; r < P; ++r) {
+    const auto& b = ranks[std::size_t(r)]["bytes"];
+    auto& t = measured[std::size_t(r)];
+    const auto& m = rp.traffic[std::size_t(r)];
+    t = m;  // footprint, tasks and flops are the model's
+    t.a_in = b["a_recv"].get<double>() / elem, t.b_in = b["b_recv"].get<double>() / elem;
+    t.c_in = b["c_recv"].get<double>() / elem, t.c_out = b["c_sent"].get<double>() / elem;
+    t.a_out = b["a_sent"].get<double>() / elem, t.b_out = b["b_sent"].get<double>() / elem;
+    const double mpi = b["recv_mpi"].get<double>();
+    if (mpi != m.received() * elem || mpi != t.received() * elem) model_agrees = false;
+  }
+  const auto msum = dist::summarize(measured, pr.m, pr.n, pr.k),
+             model_sum = dist::summarize(rp.traffic, pr.m, pr.n, pr.k);
+
+  std::vector<partition::TileZone> working;
+  std::vector<double> working_speeds;
+  for (int r = 0; r < P; ++r)
+    if (out.rank_speeds[std::size_t(r)] > 0)
+      working.push_back(rp.zones[std::size_t(r)]),
+          working_speeds.push_back(out.rank_speeds[std::size_t(r)]);
+  const auto metrics = partition::measure(working, working_speeds, tiles);
+
+  report::RunRecord rec;
+  report::describe_deck(rec, d);
+  rec.algorithm = rp.name;
+  rec.ratio_to_lower_bound = metrics.ratio, rec.ratio_plain = metrics.ratio_plain,
+  rec.imbalance = metrics.imbalance;
+  for (const auto& z : rp.zones)
+    for (const auto& b : z)
+      if (!b.empty() && (b.lo[2] != 0 || b.hi[2] != tiles[2])) rec.k_split = true;
+  std::vector<double> sorted = out.times_s;
+  std::sort(sorted.begin(), sorted.end());
+  rec.times_s = out.times_s;
+  rec.min_s = sorted.front(), rec.max_s = sorted.back();
+  const std::size_t mid = sorted.size() / 2;
+  rec.median_s = sorted.size() % 2 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
+  rec.gflops = flops / rec.median_s / 1e9;
+
+  auto column = [&](const char* group, const char* key) {
+    std::vector<double> v;
+    for (const auto& r : ranks) v.push_back(r[group][key].get<double>());
+    return v;
+  };
+  rec.calibration_s = stats_of(column("phases", "calibrate_s")).max;
+  rec.partition_s = stats_of(column("phases", "partition_s")).max;
+  rec.reduce_s = stats_of(column("phases", "reduce_s")).max;
+  for (const auto& r : ranks) {
+    const double rank_tasks = r["tasks"].get<double>(), f = r["speed_factor"].get<double>();
+    double rank_flops = 0;
+    for (const auto& p : r["processors"]) rank_flops += p["flops"].get<double>();
+    for (const auto& p : r["processors"]) {
+      report::ProcessorRecord q;
+      q.name = fmt::format("{}:{}", r["rank"].get<int>(), p["name"].get<std::string>());
+      q.kind = p["kind"], q.space = p["space"], q.threads = p["threads"];
+      q.speed_gflops = p["speed_gflops"], q.speed_source = p["speed_source"];
+      q.target_share = total_speed > 0 ? q.speed_gflops * f / total_speed : 0;
+      q.flops = p["flops"], q.busy_s = p["busy_s"], q.stall_s = p["stall_s"],
+      q.finish_s = p["finish_s"];
+      q.h2d_bytes = p["h2d_bytes"], q.d2h_bytes = p["d2h_bytes"], q.steps = p["steps"];
+      // Tasks are known per rank; a processor's share of them follows its share of the flops.
+      q.volume = rank_flops > 0 ? rank_tasks * q.flops / rank_flops : 0;
+      q.volume_share = q.volume / total_tasks;
+      q.pieces = r["pieces"];
+      q.predicted_s = q.speed_gflops > 0 ? q.flops / (q.speed_gflops * 1e9) : 0;
+      rec.processors.push_back(q);
+    }
+  }
+  rec.build = "Kokkos " + kokkos_ext::kokkos_version_string() + " (" +
+              Kokkos::DefaultExecutionSpace::name() + "), MPI " + std::to_string(P) + " ranks";
+  rec.host = hostname();
+  const auto& val = out.validation;
+  rec.validation_performed = out.validated;
+  rec.validation_passed = val.passed;
+  rec.validation_error = val.error;
+  rec.validation_bound = val.bound;
+  rec.validation_method = val.method;
+
+  report::print_summary(std::cout, rec);
+  const int idle = int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0));
+  const std::string layout =
+      s.aligned ? "aligned (each tile starts on a rank whose zone uses it)"
+                : fmt::format("block-cyclic {} grid, blocks of {} (ScaLAPACK DESC_C on rank 0: [{}])",
+                              dist::describe(rp.dist.grid), rp.dist.c.block_cyclic().row_block(),
+                              fmt::join(rp.dist.c.block_cyclic().descriptor(0), ","));
+  std::cout << fmt::format("mpi        {} ranks, {}; {} rank(s) without work\n", P, layout, idle);
+  std::cout << fmt::format(
+      "rank part. {} ({}): model {:.4g} s, most received {:.4g} B{}\n", rp.name,
+      s.automatic ? "auto, " + std::to_string(rp.candidates.size()) + " candidates" : "given",
+      rp.predicted_s, model_sum.received_max * elem,
+      rp.order.name == "natural" ? "" : "; tiles ordered " + rp.order.name);
+  for (std::size_t c = 1; c < std::min<std::size_t>(rp.candidates.size(), 4); ++c)
+    std::cout << fmt::format("           runner-up {}: model {:.4g} s, most received {:.4g} B\n",
+                             rp.candidates[c].name, rp.candidates[c].predicted_s,
+                             rp.candidates[c].received_max * elem);
+  std::cout << fmt::format("{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n",
+                           "rank", "GFLOP/s", "target", "share", "pieces", "exch s", "comp s",
+                           "red s", "recv (MPI)", "model", "sent", "peak RSS");
+  for (int r = 0; r < P; ++r) {
+    const auto& j = ranks[std::size_t(r)];
+    const auto& b = j["bytes"];
+    std::cout << fmt::format(
+        "{:>5} {:>9.2f} {:>6.1f}% {:>6.1f}% {:>6} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.4g} {:>10.4g} "
+        "{:>10.4g} {:>10.4g}\n",
+        r, j["speed_gflops"].get<double>(),
+        total_speed > 0 ? 100 * j["speed_gflops"].get<double>() / total_speed : 0.0,
+        100 * j["tasks"].get<double>() / total_tasks, j["pieces"].get<int>(),
+        j["phases"]["exchange_s"].get<double>(), j["phases"]["compute_s"].get<double>(),
+        j["phases"]["reduce_s"].get<double>(), b["recv_mpi"].get<double>(),
+        b["model_recv"].get<double>(),
+        b["a_sent"].get<double>() + b["b_sent"].get<double>() + b["c_sent"].get<double>(),
+        j["memory"]["peak_resident_bytes"].get<double>());
+  }
+  if (!model_agrees)
+    std::cout << "WARNING    the bytes MPI delivered differ from the traffic model's on some rank "
+                 "(columns 'recv (MPI)' and 'model')\n";
+  nlohmann::json phases;
+  std::string line = "phases     per rank min/mean/max s:";
+  for (const char* key :
+       {"calibrate_s", "partition_s", "exchange_s", "compute_s", "reduce_s", "total_s"}) {
+    const Stats st = stats_of(column("phases", key));
+    phases[key] = to_json(st);
+    line += fmt::format(" {} {:.4f}/{:.4f}/{:.4f}",
+                        std::string(key).substr(0, std::string(key).size() - 2), st.min, st.mean,
+                        st.max);
+  }
+  std::cout << line << "\n";
+  dist::print_communication(std::cout, msum, model_sum, std::size_t(elem));
+  if (out.validated && val.full_performed)
+    std::cout << fmt::format("           full check: ||C - C_ref||_F = {:.3e} <= {:.3e}? {}\n",
+                             val.full_error, val.full_bound, val.full_passed ? "yes" : "NO");
+
+  nlohmann::json j = report::to_json(rec);
+  j["ranks"] = ranks;
+  j["phases"] = phases;
+  nlohmann::json bytes;
+  for (const char* key : {"a_sent", "a_recv", "b_sent", "b_recv", "c_sent", "c_recv", "recv_mpi",
+                          "model_recv"})
+    bytes[key] = to_json(stats_of(column("bytes", key)));
+  j["bytes"] = bytes;
+  j["communication"] = dist::communication_json(msum, model_sum, std::size_t(elem));
+  j["communication"]["model_agrees_with_mpi"] = model_agrees;
+  nlohmann::json cands = nlohmann::json::array();
+  for (const auto& c : rp.candidates)
+    cands.push_back({{"name", c.name},
+                     {"model_s", c.predicted_s},
+                     {"received_max_bytes", c.received_max * elem},
+                     {"moved_max_bytes", c.moved_max * elem}});
+  j["rank_partition"] = {{"chosen", rp.name},
+                         {"automatic", s.automatic},
+                         {"model_s", rp.predicted_s},
+                         {"received_max_bytes", model_sum.received_max * elem},
+                         {"tile_order", rp.order.name},
+                         {"bandwidth_gbs", s.bandwidth_gbs},
+                         {"candidates", cands}};
+  j["mpi"] = {{"ranks", P},
+              {"layout", s.aligned ? "aligned" : "block-cyclic"},
+              {"idle_ranks", idle},
+              {"slabs_per_box", s.slabs_per_box}};
+  if (!s.aligned) {
+    j["mpi"]["grid"] = {rp.dist.grid.rows, rp.dist.grid.cols};
+    j["mpi"]["block"] = rp.dist.c.block_cyclic().row_block();
+  }
+  j["validation"]["randomized"] = {{"error", val.error}, {"bound", val.bound}};
+  if (val.full_performed)
+    j["validation"]["full"] = {
+        {"passed", val.full_passed}, {"error", val.full_error}, {"bound", val.full_bound}};
+
+  if (out.validated && !val.passed) {
+    std::cerr << fmt::format(
+        "cuboid: error: validation failed: max row error {:.3e} against its bound {:.3e}{}; no "
+        "JSON record written\n",
+        val.error, val.bound,
+        val.full_performed
+            ? fmt::format(", full check {:.3e} against {:.3e}", val.full_error, val.full_bound)
+            : "");
+    return kValidationFailed;
+  }
+  if (!json.empty()) report::write_json_file(json, j);
+  return 0;
+}
+
+template <class Scalar>
+int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::string& json) {
   dist::RankResources<Scalar> res;
   std::exception_ptr failure;
   // Calibration messages from every rank would interleave: only rank 0 speaks.
@@ -35,9 +276,18 @@ dist::Outcome run_rank(const deck::Deck& d, const dist::Communicator& comm,
     failure = std::current_exception();
   }
   comm.agree(failure);
-  dist::RunnerOptions opt;
-  opt.json = json;
-  return dist::run_distributed<Scalar>(d, comm, res, opt);
+  const dist::DistSettings s = settings_of(d);
+  const auto out = dist::run_distributed<Scalar>(
+      s, comm, res, [&](const std::string& key) { return d.location(key); });
+  if (comm.rank() == 0) {
+    for (std::size_t r = 0; r < out.times_s.size(); ++r)
+      progress << fmt::format("run: repetition {}/{}: {:.4f} s, {:.2f} GFLOP/s ({} ranks)\n", r + 1,
+                              out.times_s.size(), out.times_s[r],
+                              2.0 * double(s.m) * double(s.n) * double(s.k) / out.times_s[r] / 1e9,
+                              out.ranks);
+    return report<Scalar>(d, s, out, json);
+  }
+  return out.validated && !out.validation.passed ? kValidationFailed : 0;
 }
 
 }  // namespace
@@ -56,10 +306,8 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     }
     comm.agree(failure);
     KokkosSession kokkos;
-    const dist::Outcome out = d.problem.precision == deck::Precision::float64
-                                  ? run_rank<double>(d, comm, json)
-                                  : run_rank<float>(d, comm, json);
-    return out == dist::Outcome::validation_failed ? kValidationFailed : 0;
+    return d.problem.precision == deck::Precision::float64 ? run_rank<double>(d, comm, json)
+                                                           : run_rank<float>(d, comm, json);
   } catch (const dist::CollectiveFailure& f) {
     if (comm.rank() == 0)
       std::cerr << "cuboid: error" << (f.origin != 0 ? fmt::format(" (rank {})", f.origin) : "")

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -203,10 +205,14 @@ const std::map<std::string, Setter>& keys() {
       d.platform.use_speed_cache = get_bool(n, at, k);
     };
     t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      std::vector<std::pair<std::string, partition::Algorithm>> c;
+      // "auto": candidates scored by a model (across ranks: the traffic model).
+      std::vector<std::pair<std::string, std::optional<partition::Algorithm>>> c{
+          {"auto", std::nullopt}};
       for (auto name : partition::algorithm_names())
         c.emplace_back(std::string(name), *partition::parse_algorithm(name));
-      d.partition.algorithm = get_choice(n, at, k, c);
+      const auto a = get_choice(n, at, k, c);
+      d.partition.automatic = !a;
+      if (a) d.partition.algorithm = *a;
     };
     t["partition.discretization"] = [](Deck& d, auto& n, auto& at, auto& k) {
       const std::string s = get_string(n, at, k);
@@ -250,6 +256,15 @@ const std::map<std::string, Setter>& keys() {
           fail(at, k, "rank speed factor " + describe(e) + " is negative (0 gives a rank no work)");
         d.mpi.rank_speeds.push_back(v);
       }
+    };
+    t["mpi.layout"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.mpi.aligned = get_choice<bool>(n, at, k, {{"block-cyclic", false}, {"aligned", true}});
+    };
+    t["mpi.bandwidth_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const double v = get_number(n, at, k);
+      if (!(v > 0) || !std::isfinite(v))
+        fail(at, k, "must be a positive number of GB/s, got " + describe(n));
+      d.mpi.bandwidth_gbs = v;
     };
     t["mpi.full_check_max"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.mpi.full_check_max = get_int(n, at, k, 0, big);

@@ -12,19 +12,21 @@ nlohmann::json communication_json(const CommSummary& measured, const CommSummary
   const double lb = measured.lower_bound * e;
   return nlohmann::json{
       {"ranks", measured.ranks},
-      {"bytes_per_rank_max", measured.moved_max * e},
-      {"bytes_per_rank_mean", measured.moved_mean * e},
+      {"bytes_per_rank_max", measured.received_max * e},
+      {"bytes_per_rank_mean", measured.received_mean * e},
+      {"moved_bytes_per_rank_max", measured.moved_max * e},
       {"lower_bound_bytes_per_rank", lb},
       {"shape_bound_bytes_per_rank", measured.shape_bound * e},
-      {"model_bytes_per_rank_max", model.moved_max * e},
-      {"model_bytes_per_rank_mean", model.moved_mean * e},
+      {"model_bytes_per_rank_max", model.received_max * e},
+      {"model_bytes_per_rank_mean", model.received_mean * e},
       {"footprint_bytes_per_rank_max", measured.footprint_max * e},
-      {"max_over_lower_bound", lb > 0 ? measured.moved_max * e / lb : 0.0},
+      {"max_over_lower_bound", lb > 0 ? measured.received_max * e / lb : 0.0},
       {"footprint_max_over_lower_bound", lb > 0 ? measured.footprint_max * e / lb : 0.0},
       {"worst_rank_over_own_bound", measured.worst_rank_ratio},
       {"counted",
-       "elements crossing ranks: A and B received plus partial C sent; a rank's own "
-       "block-cyclic blocks are not counted (footprint counts them)"},
+       "bytes a rank receives from other ranks: A, B and partial C (bytes_per_rank_*); a rank's "
+       "own blocks never travel and are not counted, the footprint counts everything a zone "
+       "touches; moved_* charges A and B received plus partial C sent"},
       {"lower_bound",
        "COSMA eq. 33 with p = all ranks and S = infinity: 3 (mnk/p)^(2/3) elements"}};
 }
@@ -34,14 +36,14 @@ void print_communication(std::ostream& os, const CommSummary& measured, const Co
   const double e = double(elem);
   const double lb = measured.lower_bound * e;
   os << fmt::format(
-      "traffic    per rank: max {:.4g} B, mean {:.4g} B (model: max {:.4g} B, mean {:.4g} B); "
-      "lower bound 3(mnk/p)^(2/3) = {:.4g} B, shape-aware {:.4g} B\n",
-      measured.moved_max * e, measured.moved_mean * e, model.moved_max * e, model.moved_mean * e,
-      lb, measured.shape_bound * e);
+      "traffic    received per rank: max {:.4g} B, mean {:.4g} B (model: max {:.4g} B, mean {:.4g} "
+      "B); lower bound 3(mnk/p)^(2/3) = {:.4g} B, shape-aware {:.4g} B\n",
+      measured.received_max * e, measured.received_mean * e, model.received_max * e,
+      model.received_mean * e, lb, measured.shape_bound * e);
   os << fmt::format(
-      "           max / lower bound = {:.3f} (own blocks not counted); footprint max {:.4g} B = "
-      "{:.3f} x bound (everything a zone touches, as if nothing started local)\n",
-      lb > 0 ? measured.moved_max * e / lb : 0.0, measured.footprint_max * e,
+      "           max received / lower bound = {:.3f} (the bound counts all a rank touches, its "
+      "own blocks too); footprint max {:.4g} B = {:.3f} x bound\n",
+      lb > 0 ? measured.received_max * e / lb : 0.0, measured.footprint_max * e,
       lb > 0 ? measured.footprint_max * e / lb : 0.0);
   os << fmt::format(
       "           worst rank / the shape-aware bound of its own volume = {:.3f} (fair when speeds "

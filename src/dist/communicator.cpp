@@ -112,6 +112,24 @@ void Communicator::allreduce_sum(std::vector<double>& v) const {
         "MPI_Allreduce");
 }
 
+void Communicator::broadcast(std::vector<std::int64_t>& v, int root) const {
+  std::int64_t n = std::int64_t(v.size());
+  check(MPI_Bcast(&n, 1, MPI_INT64_T, root, comm_), "MPI_Bcast");
+  v.resize(std::size_t(n));
+  for (std::int64_t done = 0; done < n;) {  // counts are int: large vectors go in parts
+    const int part = int(std::min<std::int64_t>(n - done, 1 << 28));
+    check(MPI_Bcast(v.data() + done, part, MPI_INT64_T, root, comm_), "MPI_Bcast");
+    done += part;
+  }
+}
+
+void Communicator::broadcast(std::string& s, int root) const {
+  int n = int(s.size());
+  check(MPI_Bcast(&n, 1, MPI_INT, root, comm_), "MPI_Bcast");
+  s.resize(std::size_t(n));
+  check(MPI_Bcast(s.data(), n, MPI_CHAR, root, comm_), "MPI_Bcast");
+}
+
 void Communicator::agree(std::exception_ptr local) const {
   std::string message;
   if (local) {
@@ -167,6 +185,26 @@ void Communicator::wait_all(std::vector<MPI_Request>& requests) {
   if (requests.empty()) return;
   check(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   requests.clear();
+}
+
+double Communicator::wait_all_received(std::vector<MPI_Request>& requests) {
+  if (requests.empty()) return 0;
+  std::vector<MPI_Status> status(requests.size());
+  check(MPI_Waitall(int(requests.size()), requests.data(), status.data()), "MPI_Waitall");
+  double bytes = 0;
+  for (auto& st : status) {
+    int count = 0;
+    check(MPI_Get_count(&st, MPI_BYTE, &count), "MPI_Get_count");
+    bytes += double(count);
+  }
+  requests.clear();
+  return bytes;
+}
+
+void Communicator::progress() const {
+  int flag = 0;
+  MPI_Status st;
+  check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &st), "MPI_Iprobe");
 }
 
 }  // namespace cuboid::dist

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,9 @@ class Communicator {
   double allreduce_min(double v) const;
   double allreduce_sum(double v) const;
   void allreduce_sum(std::vector<double>& v) const;  // in place
+  // Root's values (and size) to every rank.
+  void broadcast(std::vector<std::int64_t>& v, int root) const;
+  void broadcast(std::string& s, int root) const;
 
   // Collective: returns when no rank failed; otherwise throws CollectiveFailure on every rank
   // with the message of the lowest failing rank. `local` is this rank's failure (or null).
@@ -68,6 +72,12 @@ class Communicator {
   void irecv(void* buf, std::size_t bytes, int source, int tag,
              std::vector<MPI_Request>& out) const;
   static void wait_all(std::vector<MPI_Request>& requests);
+  // The same for receives, returning the bytes they delivered (MPI_Get_count): what MPI
+  // measured, to set beside what the plan expected.
+  static double wait_all_received(std::vector<MPI_Request>& requests);
+  // Gives MPI a chance to move pending messages (a non-blocking probe: any MPI call progresses
+  // the library, and a probe has no side effects).
+  void progress() const;
 
  private:
   MPI_Comm comm_;

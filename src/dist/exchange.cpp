@@ -13,113 +13,201 @@ namespace {
 // Input stages use tags 0, 1, ...; partial C uses this one. MPI guarantees tags up to 32767.
 constexpr int kCTag = 32767;
 
-using TileKey = std::pair<std::int64_t, std::int64_t>;
+using Key = std::pair<std::int64_t, std::int64_t>;
 
-// Calls visit(stage, is_a, x, y) for each A tile (i, l) and B tile (l, j) the pieces need, at
-// the first piece that needs it: A tiles l-major, then B tiles j-major, piece by piece.
-template <class F>
-void for_each_new_tile(const std::vector<Piece>& pieces, F&& visit) {
-  std::set<TileKey> seen_a, seen_b;
-  for (std::size_t s = 0; s < pieces.size(); ++s) {
-    const auto& b = pieces[s].box;
-    for (std::int64_t l = b.lo[2]; l < b.hi[2]; ++l)
-      for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i)
-        if (seen_a.insert({i, l}).second) visit(int(s), true, i, l);
-    for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
-      for (std::int64_t l = b.lo[2]; l < b.hi[2]; ++l)
-        if (seen_b.insert({l, j}).second) visit(int(s), false, l, j);
-  }
+// Element rectangles of the A tile at positions (x of i, y of k) and the B tile (y of k, x of j).
+exec::Rect a_tile(const TileOrder& o, std::int64_t x, std::int64_t y) {
+  return exec::Rect{o.i.lo(x), o.i.hi(x), o.k.lo(y), o.k.hi(y)};
+}
+exec::Rect b_tile(const TileOrder& o, std::int64_t y, std::int64_t x) {
+  return exec::Rect{o.k.lo(y), o.k.hi(y), o.j.lo(x), o.j.hi(x)};
 }
 
-// The C tiles of a zone with the boxes covering each, sorted by (j, i).
-std::map<TileKey, std::vector<int>> c_tiles_of(const partition::TileZone& zone) {
-  std::map<TileKey, std::vector<int>> out;
+// True when `rank` owns every element of the box's A and B.
+bool owns_inputs(const TileOrder& o, const Distribution& d, const partition::TileBox& b,
+                 int rank) {
+  bool all = true;
+  auto mine = [&](const exec::Rect&, int owner) { all = all && owner == rank; };
+  for (std::int64_t y = b.lo[2]; y < b.hi[2] && all; ++y) {
+    for (std::int64_t x = b.lo[0]; x < b.hi[0] && all; ++x) d.a.for_each_piece(a_tile(o, x, y), mine);
+    for (std::int64_t x = b.lo[1]; x < b.hi[1] && all; ++x) d.b.for_each_piece(b_tile(o, y, x), mine);
+  }
+  return all;
+}
+
+// The pieces of a rank's zone: k-slabs of each box, or the whole box when the rank owns all of
+// its inputs (then there is nothing to wait for, and one GEMM per box is fastest).
+std::vector<Piece> pieces_for(const TileOrder& o, const Distribution& d,
+                              const partition::TileZone& zone, int rank, int slabs_per_box) {
+  std::vector<Piece> out;
   int index = 0;
   for (const auto& b : zone) {
     if (b.empty()) continue;
-    for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
-      for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) out[{j, i}].push_back(index);
+    const int slabs = owns_inputs(o, d, b, rank) ? 1 : slabs_per_box;
+    for (Piece p : pieces_of({b}, slabs)) {
+      p.box_index = index;
+      out.push_back(p);
+    }
     ++index;
   }
   return out;
+}
+
+// Calls visit(stage, is_a, x, y, first) for each A tile (x of i, y of k) and B tile (y of k, x
+// of j) each piece needs, piece by piece (A tiles k-major, then B tiles j-major); `first` is
+// true at the first piece that needs the tile.
+template <class F>
+void for_each_tile(const std::vector<Piece>& pieces, F&& visit) {
+  std::set<Key> seen_a, seen_b;
+  for (std::size_t s = 0; s < pieces.size(); ++s) {
+    const auto& b = pieces[s].box;
+    for (std::int64_t y = b.lo[2]; y < b.hi[2]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x)
+        visit(int(s), true, x, y, seen_a.insert({x, y}).second);
+    for (std::int64_t x = b.lo[1]; x < b.hi[1]; ++x)
+      for (std::int64_t y = b.lo[2]; y < b.hi[2]; ++y)
+        visit(int(s), false, x, y, seen_b.insert({y, x}).second);
+  }
+}
+
+// The C tiles (positions) of a zone with the boxes covering each, sorted by (y, x).
+std::map<Key, std::vector<int>> c_tiles_of(const partition::TileZone& zone) {
+  std::map<Key, std::vector<int>> out;
+  int index = 0;
+  for (const auto& b : zone) {
+    if (b.empty()) continue;
+    for (std::int64_t y = b.lo[1]; y < b.hi[1]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x) out[{y, x}].push_back(index);
+    ++index;
+  }
+  return out;
+}
+
+bool overlaps_ij(const partition::TileBox& a, const partition::TileBox& b) {
+  return a.lo[0] < b.hi[0] && b.lo[0] < a.hi[0] && a.lo[1] < b.hi[1] && b.lo[1] < a.hi[1];
 }
 
 }  // namespace
 
 template <class Scalar>
 Exchange<Scalar>::Exchange(const Communicator& comm, const std::vector<partition::TileZone>& zones,
-                           int slabs_per_box, const Layouts& layouts, std::int64_t m,
-                           std::int64_t n, std::int64_t k, std::int64_t tile)
-    : comm_(comm), layouts_(layouts), m_(m), n_(n), k_(k), tile_(tile) {
+                           const TileOrder& order, const Distribution& dist, int slabs_per_box)
+    : comm_(comm), order_(order), dist_(dist) {
   const int me = comm.rank(), P = comm.size();
   if (int(zones.size()) != P) throw std::invalid_argument("exchange: one zone per rank is needed");
-  const std::int64_t t = tile;
-  auto a_tile = [&](std::int64_t i, std::int64_t l) {
-    return exec::Rect{i * t, std::min((i + 1) * t, m), l * t, std::min((l + 1) * t, k)};
-  };
-  auto b_tile = [&](std::int64_t l, std::int64_t j) {
-    return exec::Rect{l * t, std::min((l + 1) * t, k), j * t, std::min((j + 1) * t, n)};
-  };
-  auto c_tile = [&](std::int64_t i, std::int64_t j) {
-    return exec::Rect{i * t, std::min((i + 1) * t, m), j * t, std::min((j + 1) * t, n)};
-  };
+  const TileOrder& o = order_;
 
   std::vector<std::vector<Piece>> all(static_cast<std::size_t>(P));
-  for (int d = 0; d < P; ++d) all[std::size_t(d)] = pieces_of(zones[std::size_t(d)], slabs_per_box);
+  for (int d = 0; d < P; ++d)
+    all[std::size_t(d)] = pieces_for(o, dist, zones[std::size_t(d)], d, slabs_per_box);
   pieces_ = all[std::size_t(me)];
   if (pieces_.size() >= std::size_t(kCTag))
     throw std::invalid_argument("exchange: too many pieces for one rank (" +
                                 std::to_string(pieces_.size()) + ")");
-  for (const auto& b : zones[std::size_t(me)])
-    if (!b.empty()) box_rects_.push_back(c_rect(b, m, n, t)), ++boxes_;
+  const auto& my_zone = zones[std::size_t(me)];
+  for (const auto& b : my_zone)
+    if (!b.empty()) box_panels_.push_back(c_panel(o, b));
 
-  // What this rank receives, stage by stage, and what it copies from its own blocks.
+  // What is in place: only a block-cyclic local array can be a panel.
   const std::size_t S = pieces_.size();
-  incoming_.resize(S), own_a_.resize(S), own_b_.resize(S), stage_requests_.resize(S);
+  a_in_place_.assign(S, 0), b_in_place_.assign(S, 0);
+  if (dist.a.kind() == MatrixDist::Kind::block_cyclic) {
+    const BlockCyclic &La = dist.a.block_cyclic(), &Lb = dist.b.block_cyclic(),
+                      &Lc = dist.c.block_cyclic();
+    const ProcessGrid& g = La.grid();
+    const int pr = g.row_of(me), pc = g.col_of(me);
+    for (std::size_t s = 0; s < S; ++s) {
+      const auto& b = pieces_[s].box;
+      a_in_place_[s] = is_whole_local_axis(o.i, b.lo[0], b.hi[0], La.row_block(), pr, g.rows) &&
+                       is_whole_local_axis(o.k, b.lo[2], b.hi[2], La.col_block(), pc, g.cols);
+      b_in_place_[s] = is_whole_local_axis(o.k, b.lo[2], b.hi[2], Lb.row_block(), pr, g.rows) &&
+                       is_whole_local_axis(o.j, b.lo[1], b.hi[1], Lb.col_block(), pc, g.cols);
+    }
+    if (box_panels_.size() == 1) {
+      const auto it = std::find_if(my_zone.begin(), my_zone.end(), [](auto& b) { return !b.empty(); });
+      bool alone = true;
+      for (int d = 0; d < P; ++d)
+        if (d != me)
+          for (const auto& b : zones[std::size_t(d)]) alone = alone && (b.empty() || !overlaps_ij(b, *it));
+      c_in_place_ = alone &&
+                    is_whole_local_axis(o.i, it->lo[0], it->hi[0], Lc.row_block(), pr, g.rows) &&
+                    is_whole_local_axis(o.j, it->lo[1], it->hi[1], Lc.col_block(), pc, g.cols);
+    }
+  }
+
+  // What this rank needs, piece by piece: local parts to copy (unless in place), received
+  // parts (unpacked into the first piece's panel, carried when a later piece needs them too).
+  incoming_.resize(S), copies_a_.resize(S), copies_b_.resize(S), stage_requests_.resize(S),
+      free_after_.resize(S);
   {
+    std::map<std::pair<bool, Key>, int> carry_of;  // (is_a, segment origin) -> carry slot
+    std::map<std::pair<bool, Key>, int> last_use;  // received segment -> last stage needing it
+    for_each_tile(pieces_, [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool) {
+      const exec::Rect r = is_a ? a_tile(o, x, y) : b_tile(o, y, x);
+      (is_a ? dist.a : dist.b).for_each_piece(r, [&](const exec::Rect& p, int owner) {
+        if (owner != me) last_use[{is_a, {p.i0, p.j0}}] = s;
+      });
+    });
     std::vector<std::map<int, Message>> by_source(S);
-    for_each_new_tile(pieces_, [&](int s, bool is_a, std::int64_t x, std::int64_t y) {
-      const exec::Rect r = is_a ? a_tile(x, y) : b_tile(x, y);
-      auto& tiles = is_a ? a_tiles_ : b_tiles_;
-      const int idx = int(tiles.size());
-      (is_a ? a_index_ : b_index_)[{x, y}] = idx;
-      tiles.emplace_back(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                             std::string(is_a ? "cuboid::dist::A_tile" : "cuboid::dist::B_tile")),
-          r.rows(), r.cols());
-      (is_a ? layouts.a : layouts.b).for_each_piece(r, [&](const exec::Rect& p, int o) {
-        const Segment seg{p.i0, p.j0, p.rows(), p.cols(), idx};
-        if (o == me) {
-          (is_a ? own_a_ : own_b_)[std::size_t(s)].push_back(seg);
+    for_each_tile(pieces_, [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool first) {
+      const auto& box = pieces_[std::size_t(s)].box;
+      const exec::Rect r = is_a ? a_tile(o, x, y) : b_tile(o, y, x);
+      // The tile's place in the panel of piece s.
+      const std::int64_t pi0 = is_a ? o.i.first[std::size_t(x)] - o.i.first[std::size_t(box.lo[0])]
+                                    : o.k.first[std::size_t(y)] - o.k.first[std::size_t(box.lo[2])];
+      const std::int64_t pj0 = is_a ? o.k.first[std::size_t(y)] - o.k.first[std::size_t(box.lo[2])]
+                                    : o.j.first[std::size_t(x)] - o.j.first[std::size_t(box.lo[1])];
+      const bool in_place = is_a ? a_in_place_[std::size_t(s)] : b_in_place_[std::size_t(s)];
+      (is_a ? dist.a : dist.b).for_each_piece(r, [&](const exec::Rect& p, int owner) {
+        const std::int64_t pi = pi0 + p.i0 - r.i0, pj = pj0 + p.j0 - r.j0;
+        auto& copies = is_a ? copies_a_ : copies_b_;
+        if (owner == me) {
+          if (!in_place)
+            copies[std::size_t(s)].push_back(PanelCopy{p.i0, p.j0, p.rows(), p.cols(), pi, pj, -1});
           return;
         }
-        Message& msg = by_source[std::size_t(s)][o];
-        msg.peer = o, msg.tag = s;
-        (is_a ? msg.a : msg.b).push_back(seg);
+        const std::pair<bool, Key> key{is_a, {p.i0, p.j0}};
+        if (!first) {  // received at an earlier stage and carried
+          copies[std::size_t(s)].push_back(
+              PanelCopy{p.i0, p.j0, p.rows(), p.cols(), pi, pj, carry_of.at(key)});
+          return;
+        }
+        int slot = -1;
+        if (last_use.at(key) > s) {
+          slot = int(carried_.size());
+          carried_.push_back(Carried{p.i0, p.j0, p.rows(), p.cols(), last_use.at(key), {}});
+          carry_of[key] = slot;
+          free_after_[std::size_t(last_use.at(key))].push_back(slot);
+        }
+        Message& msg = by_source[std::size_t(s)][owner];
+        msg.peer = owner, msg.tag = s;
+        (is_a ? msg.a : msg.b).push_back(Segment{p.i0, p.j0, p.rows(), p.cols(), pi, pj, slot});
         (is_a ? msg.a_elems : msg.b_elems) += p.rows() * p.cols();
       });
     });
     for (std::size_t s = 0; s < S; ++s)
-      for (auto& [o, msg] : by_source[s]) {
+      for (auto& [src, msg] : by_source[s]) {
         msg.buffer.resize(std::size_t(msg.a_elems + msg.b_elems));
         incoming_[s].push_back(std::move(msg));
       }
   }
 
-  // What this rank sends to each other rank, stage by stage.
+  // What this rank sends to each other rank, stage by stage, in the receiver's order.
   for (int d = 0; d < P; ++d) {
     if (d == me) continue;
     std::map<int, Message> by_stage;
-    for_each_new_tile(all[std::size_t(d)], [&](int s, bool is_a, std::int64_t x, std::int64_t y) {
-      const exec::Rect r = is_a ? a_tile(x, y) : b_tile(x, y);
-      (is_a ? layouts.a : layouts.b).for_each_piece(r, [&](const exec::Rect& p, int o) {
-        if (o != me) return;
-        Message& msg = by_stage[s];
-        msg.peer = d, msg.tag = s;
-        (is_a ? msg.a : msg.b).push_back(Segment{p.i0, p.j0, p.rows(), p.cols(), -1});
-        (is_a ? msg.a_elems : msg.b_elems) += p.rows() * p.cols();
-      });
-    });
+    for_each_tile(all[std::size_t(d)],
+                  [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool first) {
+                    if (!first) return;
+                    const exec::Rect r = is_a ? a_tile(o, x, y) : b_tile(o, y, x);
+                    (is_a ? dist.a : dist.b).for_each_piece(r, [&](const exec::Rect& p, int owner) {
+                      if (owner != me) return;
+                      Message& msg = by_stage[s];
+                      msg.peer = d, msg.tag = s;
+                      (is_a ? msg.a : msg.b).push_back(Segment{p.i0, p.j0, p.rows(), p.cols()});
+                      (is_a ? msg.a_elems : msg.b_elems) += p.rows() * p.cols();
+                    });
+                  });
     for (auto& [s, msg] : by_stage) {
       msg.buffer.resize(std::size_t(msg.a_elems + msg.b_elems));
       outgoing_.push_back(std::move(msg));
@@ -129,45 +217,52 @@ Exchange<Scalar>::Exchange(const Communicator& comm, const std::vector<partition
   std::stable_sort(outgoing_.begin(), outgoing_.end(),
                    [](const Message& x, const Message& y) { return x.tag < y.tag; });
 
-  // Partial C: what this rank sends, per owner.
+  // Partial C: what this rank sends, per owner...
+  c_requests_.resize(std::size_t(P));
+  c_in_.resize(std::size_t(P));
+  if (c_in_place_) return;  // nobody else touches this rank's C, and it touches no other
   {
     std::map<int, Message> by_owner;
-    for (const auto& [key, boxes] : c_tiles_of(zones[std::size_t(me)])) {
+    for (const auto& [key, boxes] : c_tiles_of(my_zone)) {
       const int idx = int(c_tiles_.size());
-      c_tiles_.push_back(CTile{key.second, key.first, boxes});
-      layouts.c.for_each_piece(c_tile(key.second, key.first), [&](const exec::Rect& p, int o) {
-        Message& msg = by_owner[o];
-        msg.peer = o, msg.tag = kCTag;
-        msg.a.push_back(Segment{p.i0, p.j0, p.rows(), p.cols(), idx});
+      const std::int64_t x = key.second, y = key.first;
+      c_tiles_.push_back(CTile{x, y, boxes});
+      const exec::Rect r{o.i.lo(x), o.i.hi(x), o.j.lo(y), o.j.hi(y)};
+      dist.c.for_each_piece(r, [&](const exec::Rect& p, int owner) {
+        Message& msg = by_owner[owner];
+        msg.peer = owner, msg.tag = kCTag;
+        msg.a.push_back(Segment{p.i0, p.j0, p.rows(), p.cols(), p.i0 - r.i0, p.j0 - r.j0, idx});
         msg.a_elems += p.rows() * p.cols();
       });
     }
-    for (auto& [o, msg] : by_owner) {
+    for (auto& [owner, msg] : by_owner) {
       msg.buffer.resize(std::size_t(msg.a_elems));
-      if (o == me) self_c_ = int(c_out_.size());
+      if (owner == me) self_c_ = int(c_out_.size());
       c_out_.push_back(std::move(msg));
     }
   }
   // ...and what it receives, per source, in rank order.
-  c_in_.resize(std::size_t(P));
-  c_requests_.resize(std::size_t(P));
   for (int s = 0; s < P; ++s) {
     if (s == me) continue;
     Message& msg = c_in_[std::size_t(s)];
     msg.peer = s, msg.tag = kCTag;
-    for (const auto& [key, boxes] : c_tiles_of(zones[std::size_t(s)]))
-      layouts.c.for_each_piece(c_tile(key.second, key.first), [&](const exec::Rect& p, int o) {
-        if (o != me) return;
-        msg.a.push_back(Segment{p.i0, p.j0, p.rows(), p.cols(), -1});
-        msg.a_elems += p.rows() * p.cols();
-      });
+    for (const auto& [key, boxes] : c_tiles_of(zones[std::size_t(s)])) {
+      const std::int64_t x = key.second, y = key.first;
+      dist.c.for_each_piece(exec::Rect{o.i.lo(x), o.i.hi(x), o.j.lo(y), o.j.hi(y)},
+                            [&](const exec::Rect& p, int owner) {
+                              if (owner != me) return;
+                              msg.a.push_back(Segment{p.i0, p.j0, p.rows(), p.cols()});
+                              msg.a_elems += p.rows() * p.cols();
+                            });
+    }
     msg.buffer.resize(std::size_t(msg.a_elems));
   }
 }
 
 template <class Scalar>
-void Exchange<Scalar>::start(const Matrix& A_local, const Matrix& B_local) {
+void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
   counters_ = {};
+  carry_bytes_now_ = 0;
   const double sz = double(sizeof(Scalar));
   for (int s = 0; s < comm_.size(); ++s) {
     auto& msg = c_in_[std::size_t(s)];
@@ -181,15 +276,16 @@ void Exchange<Scalar>::start(const Matrix& A_local, const Matrix& B_local) {
                   stage_requests_[s]);
   for (auto& msg : outgoing_) {
     std::size_t pos = 0;
-    auto pack = [&](const std::vector<Segment>& segs, const Matrix& X, const BlockCyclic& L) {
+    auto pack = [&](const std::vector<Segment>& segs, const Storage& X, const MatrixDist& L) {
       for (const auto& seg : segs) {
-        const std::int64_t r0 = L.local_row(seg.gi), c0 = L.local_col(seg.gj);
-        for (std::int64_t c = 0; c < seg.cols; ++c)
-          for (std::int64_t r = 0; r < seg.rows; ++r) msg.buffer[pos++] = X(r0 + r, c0 + c);
+        const Scalar* src = X.data() + L.offset(seg.gi, seg.gj);
+        const std::int64_t ld = L.ld(seg.gi, seg.gj);
+        for (std::int64_t c = 0; c < seg.cols; ++c, pos += std::size_t(seg.rows))
+          std::copy_n(src + c * ld, seg.rows, msg.buffer.data() + pos);
       }
     };
-    pack(msg.a, A_local, layouts_.a);
-    pack(msg.b, B_local, layouts_.b);
+    pack(msg.a, A_local, dist_.a);
+    pack(msg.b, B_local, dist_.b);
     comm_.isend(msg.buffer.data(), msg.buffer.size() * sizeof(Scalar), msg.peer, msg.tag,
                 send_requests_);
     counters_.a_sent += double(msg.a_elems) * sz;
@@ -198,79 +294,86 @@ void Exchange<Scalar>::start(const Matrix& A_local, const Matrix& B_local) {
 }
 
 template <class Scalar>
-void Exchange<Scalar>::inputs_for(int s, const Matrix& A_local, const Matrix& B_local,
-                                  const Matrix& A_panel, const Matrix& B_panel) {
-  const std::size_t st = std::size_t(s);
-  Communicator::wait_all(stage_requests_[st]);
-  const double sz = double(sizeof(Scalar));
-  const std::int64_t t = tile_;
-  for (const auto& msg : incoming_[st]) {
-    std::size_t pos = 0;
-    auto unpack = [&](const std::vector<Segment>& segs, std::vector<Matrix>& tiles) {
-      for (const auto& seg : segs) {
-        const Matrix& T = tiles[std::size_t(seg.tile)];
-        const std::int64_t r0 = seg.gi % t, c0 = seg.gj % t;
-        for (std::int64_t c = 0; c < seg.cols; ++c)
-          for (std::int64_t r = 0; r < seg.rows; ++r) T(r0 + r, c0 + c) = msg.buffer[pos++];
-      }
-    };
-    unpack(msg.a, a_tiles_);
-    unpack(msg.b, b_tiles_);
-    counters_.a_recv += double(msg.a_elems) * sz;
-    counters_.b_recv += double(msg.b_elems) * sz;
-  }
-  auto copy_own = [&](const std::vector<Segment>& segs, const Matrix& X, const BlockCyclic& L,
-                      std::vector<Matrix>& tiles) {
-    for (const auto& seg : segs) {
-      const Matrix& T = tiles[std::size_t(seg.tile)];
-      const std::int64_t r0 = seg.gi % t, c0 = seg.gj % t;
-      const std::int64_t lr = L.local_row(seg.gi), lc = L.local_col(seg.gj);
-      for (std::int64_t c = 0; c < seg.cols; ++c)
-        for (std::int64_t r = 0; r < seg.rows; ++r) T(r0 + r, c0 + c) = X(lr + r, lc + c);
-    }
-  };
-  copy_own(own_a_[st], A_local, layouts_.a, a_tiles_);
-  copy_own(own_b_[st], B_local, layouts_.b, b_tiles_);
-
-  // Panels of the piece, tile by tile.
-  const auto& b = pieces_[st].box;
-  for (std::int64_t l = b.lo[2]; l < b.hi[2]; ++l)
-    for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) {
-      const Matrix& T = a_tiles_[std::size_t(a_index_.at({i, l}))];
-      const std::int64_t r0 = (i - b.lo[0]) * t, c0 = (l - b.lo[2]) * t;
-      for (std::int64_t c = 0; c < std::int64_t(T.extent(1)); ++c)
-        for (std::int64_t r = 0; r < std::int64_t(T.extent(0)); ++r)
-          A_panel(r0 + r, c0 + c) = T(r, c);
-    }
-  for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
-    for (std::int64_t l = b.lo[2]; l < b.hi[2]; ++l) {
-      const Matrix& T = b_tiles_[std::size_t(b_index_.at({l, j}))];
-      const std::int64_t r0 = (l - b.lo[2]) * t, c0 = (j - b.lo[1]) * t;
-      for (std::int64_t c = 0; c < std::int64_t(T.extent(1)); ++c)
-        for (std::int64_t r = 0; r < std::int64_t(T.extent(0)); ++r)
-          B_panel(r0 + r, c0 + c) = T(r, c);
-    }
+void Exchange<Scalar>::progress() const {
+  comm_.progress();
 }
 
 template <class Scalar>
-void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Matrix& C0_local, Scalar beta,
-                              const Matrix& C_local) {
+void Exchange<Scalar>::inputs_for(int s, const Storage& A_local, const Storage& B_local,
+                                  const Matrix& A_panel, const Matrix& B_panel) {
+  const std::size_t st = std::size_t(s);
+  counters_.recv_mpi += Communicator::wait_all_received(stage_requests_[st]);
+  const double sz = double(sizeof(Scalar));
+  for (const auto& msg : incoming_[st]) {
+    std::size_t pos = 0;
+    auto unpack = [&](const std::vector<Segment>& segs, const Matrix& panel) {
+      for (const auto& seg : segs) {
+        const Scalar* src = msg.buffer.data() + pos;
+        for (std::int64_t c = 0; c < seg.cols; ++c)
+          std::copy_n(src + c * seg.rows, seg.rows, &panel(seg.pi, seg.pj + c));
+        if (seg.carry >= 0) {
+          auto& keep = carried_[std::size_t(seg.carry)].data;
+          keep.assign(src, src + seg.rows * seg.cols);
+          carry_bytes_now_ += double(keep.size()) * sz;
+        }
+        pos += std::size_t(seg.rows * seg.cols);
+      }
+    };
+    unpack(msg.a, A_panel);
+    unpack(msg.b, B_panel);
+    counters_.a_recv += double(msg.a_elems) * sz;
+    counters_.b_recv += double(msg.b_elems) * sz;
+  }
+  carry_peak_ = std::max(carry_peak_, carry_bytes_now_ / sz);
+  auto fill = [&](const std::vector<PanelCopy>& copies, const Storage& X, const MatrixDist& L,
+                  const Matrix& panel) {
+    for (const auto& cp : copies) {
+      const Scalar* src;
+      std::int64_t ld;
+      if (cp.carry < 0) {
+        src = X.data() + L.offset(cp.gi, cp.gj), ld = L.ld(cp.gi, cp.gj);
+      } else {
+        src = carried_[std::size_t(cp.carry)].data.data(), ld = cp.rows;
+      }
+      for (std::int64_t c = 0; c < cp.cols; ++c)
+        std::copy_n(src + c * ld, cp.rows, &panel(cp.pi, cp.pj + c));
+    }
+  };
+  fill(copies_a_[st], A_local, dist_.a, A_panel);
+  fill(copies_b_[st], B_local, dist_.b, B_panel);
+  for (int slot : free_after_[st]) {
+    auto& keep = carried_[std::size_t(slot)].data;
+    carry_bytes_now_ -= double(keep.size()) * sz;
+    std::vector<Scalar>().swap(keep);
+  }
+}
+
+template <class Scalar>
+void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Storage& C0_local,
+                              Scalar beta, const Storage& C_local) {
   // Partials may have been written by a device processor through the engine: let every
   // Kokkos space finish before MPI reads host memory.
   Kokkos::fence();
+  if (c_in_place_) {
+    Communicator::wait_all(send_requests_);
+    return;
+  }
   const double sz = double(sizeof(Scalar));
   const int me = comm_.rank();
+  const TileOrder& o = order_;
   for (auto& msg : c_out_) {
     std::size_t pos = 0;
     for (const auto& seg : msg.a) {
-      const CTile& ct = c_tiles_[std::size_t(seg.tile)];
+      const CTile& ct = c_tiles_[std::size_t(seg.carry)];
       for (std::int64_t c = 0; c < seg.cols; ++c)
         for (std::int64_t r = 0; r < seg.rows; ++r) {
           Scalar v = 0;
           bool first = true;
           for (int bi : ct.boxes) {
-            const exec::Rect& br = box_rects_[std::size_t(bi)];
-            const Scalar x = box_c[std::size_t(bi)](seg.gi + r - br.i0, seg.gj + c - br.j0);
+            const exec::Rect& bp = box_panels_[std::size_t(bi)];
+            const std::int64_t pi = o.i.first[std::size_t(ct.x)] - bp.i0 + seg.pi + r;
+            const std::int64_t pj = o.j.first[std::size_t(ct.y)] - bp.j0 + seg.pj + c;
+            const Scalar x = box_c[std::size_t(bi)](pi, pj);
             v = first ? x : v + x;
             first = false;
           }
@@ -285,27 +388,27 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Matrix& C0
   }
 
   // beta = 0 must not multiply: it has to clear NaN and Inf in the old C.
-  const std::int64_t lr = std::int64_t(C_local.extent(0)), lc = std::int64_t(C_local.extent(1));
-  for (std::int64_t c = 0; c < lc; ++c)
-    for (std::int64_t r = 0; r < lr; ++r)
-      C_local(r, c) = beta == Scalar(0) ? Scalar(0) : beta * C0_local(r, c);
+  const std::int64_t local = std::int64_t(C_local.extent(0));
+  for (std::int64_t e = 0; e < local; ++e)
+    C_local(e) = beta == Scalar(0) ? Scalar(0) : beta * C0_local(e);
 
-  const BlockCyclic& L = layouts_.c;
+  const MatrixDist& L = dist_.c;
   for (int s = 0; s < comm_.size(); ++s) {
     const Message* msg = nullptr;
     if (s == me) {
       if (self_c_ >= 0) msg = &c_out_[std::size_t(self_c_)];
     } else if (!c_in_[std::size_t(s)].buffer.empty()) {
-      Communicator::wait_all(c_requests_[std::size_t(s)]);
+      counters_.recv_mpi += Communicator::wait_all_received(c_requests_[std::size_t(s)]);
       msg = &c_in_[std::size_t(s)];
       counters_.c_recv += double(msg->a_elems) * sz;
     }
     if (!msg) continue;
     std::size_t pos = 0;
     for (const auto& seg : msg->a) {
-      const std::int64_t r0 = L.local_row(seg.gi), c0 = L.local_col(seg.gj);
+      Scalar* dst = C_local.data() + L.offset(seg.gi, seg.gj);
+      const std::int64_t ld = L.ld(seg.gi, seg.gj);
       for (std::int64_t c = 0; c < seg.cols; ++c)
-        for (std::int64_t r = 0; r < seg.rows; ++r) C_local(r0 + r, c0 + c) += msg->buffer[pos++];
+        for (std::int64_t r = 0; r < seg.rows; ++r) dst[r + c * ld] += msg->buffer[pos++];
     }
   }
   Communicator::wait_all(send_requests_);

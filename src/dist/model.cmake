@@ -5,6 +5,8 @@ if(NOT TARGET cuboid_dist_model)
   cuboid_library(cuboid_dist_model
     SOURCES
       ${CMAKE_CURRENT_LIST_DIR}/layout.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/distribution.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/rank_partition.cpp
       ${CMAKE_CURRENT_LIST_DIR}/strategy.cpp
       ${CMAKE_CURRENT_LIST_DIR}/model.cpp
       ${CMAKE_CURRENT_LIST_DIR}/comm_report.cpp

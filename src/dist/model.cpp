@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "dist/strategy.hpp"
 #include "partition/geometry.hpp"
@@ -34,77 +35,114 @@ std::vector<exec::Rect> disjoint_union(const std::vector<exec::Rect>& rects) {
   return out;
 }
 
-// The process coordinates a range of indices touches, with how many indices each owns.
-std::vector<std::pair<int, std::int64_t>> axis_owners(std::int64_t lo, std::int64_t hi,
-                                                      std::int64_t nb, int nprocs) {
-  std::vector<std::pair<int, std::int64_t>> out;
-  if (hi <= lo) return out;
-  const std::int64_t b0 = lo / nb, b1 = (hi - 1) / nb;
-  if (b1 - b0 + 1 >= nprocs) {
-    for (int p = 0; p < nprocs; ++p) out.emplace_back(p, owned_in_range(lo, hi, nb, p, nprocs));
-  } else {
-    for (std::int64_t b = b0; b <= b1; ++b) {
-      const int p = int(b % nprocs);
-      out.emplace_back(p, owned_in_range(lo, hi, nb, p, nprocs));
-    }
+// Elements of a cell of positions (rows [x0,x1) of `rows`, columns [y0,y1) of `cols`) that
+// each rank owns. Block-cyclic ownership is separable: per-axis prefix counts by process
+// coordinate make a cell O(P_r * P_c). Tile owners are counted tile by tile.
+class OwnerCounter {
+ public:
+  OwnerCounter(const MatrixDist& d, const AxisOrder& rows, const AxisOrder& cols)
+      : d_(d), rows_(rows), cols_(cols) {
+    if (d.kind() != MatrixDist::Kind::block_cyclic) return;
+    const BlockCyclic& L = d.block_cyclic();
+    row_prefix_ = prefix(rows, L.row_block(), L.grid().rows);
+    col_prefix_ = prefix(cols, L.col_block(), L.grid().cols);
   }
-  return out;
-}
 
-// For rank r needing `cells` of a matrix laid out by L: what r receives, and what each owner
-// sends it. `incoming` true: r needs the data (A, B); false: r sends its partials (C).
-void charge(const std::vector<exec::Rect>& cells, const BlockCyclic& L, int r,
-            std::vector<RankTraffic>& t, double RankTraffic::*need_side,
-            double RankTraffic::*owner_side, double RankTraffic::*foot) {
-  for (const auto& c : cells) {
-    const double area = double(c.rows()) * double(c.cols());
-    t[std::size_t(r)].*foot += area;
-    const auto rows = axis_owners(c.i0, c.i1, L.row_block(), L.grid().rows);
-    const auto cols = axis_owners(c.j0, c.j1, L.col_block(), L.grid().cols);
-    for (const auto& [pr, nr] : rows)
-      for (const auto& [pc, nc] : cols) {
-        const int o = L.grid().rank_of(pr, pc);
-        if (o == r || nr == 0 || nc == 0) continue;
-        const double e = double(nr) * double(nc);
-        t[std::size_t(r)].*need_side += e;
-        t[std::size_t(o)].*owner_side += e;
+  template <class F>
+  void count(const exec::Rect& cell, F&& f) const {
+    if (d_.kind() == MatrixDist::Kind::block_cyclic) {
+      const ProcessGrid& g = d_.block_cyclic().grid();
+      for (int p = 0; p < g.rows; ++p) {
+        const auto& rp = row_prefix_[std::size_t(p)];
+        const double nr = double(rp[std::size_t(cell.i1)] - rp[std::size_t(cell.i0)]);
+        if (nr == 0) continue;
+        for (int q = 0; q < g.cols; ++q) {
+          const auto& cp = col_prefix_[std::size_t(q)];
+          const double nc = double(cp[std::size_t(cell.j1)] - cp[std::size_t(cell.j0)]);
+          if (nc > 0) f(g.rank_of(p, q), nr * nc);
+        }
       }
+      return;
+    }
+    for (std::int64_t y = cell.j0; y < cell.j1; ++y)
+      for (std::int64_t x = cell.i0; x < cell.i1; ++x)
+        f(d_.owner(rows_.lo(x), cols_.lo(y)),
+          double(rows_.hi(x) - rows_.lo(x)) * double(cols_.hi(y) - cols_.lo(y)));
+  }
+
+ private:
+  static std::vector<std::vector<std::int64_t>> prefix(const AxisOrder& a, std::int64_t nb,
+                                                       int nprocs) {
+    std::vector<std::vector<std::int64_t>> out(std::size_t(nprocs),
+                                               std::vector<std::int64_t>(a.tiles.size() + 1, 0));
+    for (std::int64_t x = 0; x < a.size(); ++x)
+      for (int p = 0; p < nprocs; ++p)
+        out[std::size_t(p)][std::size_t(x) + 1] =
+            out[std::size_t(p)][std::size_t(x)] + owned_in_range(a.lo(x), a.hi(x), nb, p, nprocs);
+    return out;
+  }
+  const MatrixDist& d_;
+  const AxisOrder &rows_, &cols_;
+  std::vector<std::vector<std::int64_t>> row_prefix_, col_prefix_;
+};
+
+// For rank r using `cells` (positions) of a matrix: what r receives and what each owner sends
+// it (A, B), or what r sends each owner (its partial C).
+void charge(const std::vector<exec::Rect>& cells, const OwnerCounter& counter,
+            const AxisOrder& rows, const AxisOrder& cols, int r, std::vector<RankTraffic>& t,
+            double RankTraffic::*need_side, double RankTraffic::*owner_side,
+            double RankTraffic::*foot) {
+  for (const auto& c : cells) {
+    t[std::size_t(r)].*foot +=
+        double(rows.first[std::size_t(c.i1)] - rows.first[std::size_t(c.i0)]) *
+        double(cols.first[std::size_t(c.j1)] - cols.first[std::size_t(c.j0)]);
+    counter.count(c, [&](int o, double e) {
+      if (o == r) return;
+      t[std::size_t(r)].*need_side += e;
+      t[std::size_t(o)].*owner_side += e;
+    });
   }
 }
 
 }  // namespace
 
-Layouts make_layouts(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t block,
-                     const ProcessGrid& grid) {
-  return Layouts{BlockCyclic(m, k, block, block, grid), BlockCyclic(k, n, block, block, grid),
-                 BlockCyclic(m, n, block, block, grid)};
-}
-
 std::vector<RankTraffic> model_traffic(const std::vector<partition::TileZone>& zones,
-                                       std::int64_t m, std::int64_t n, std::int64_t k,
-                                       std::int64_t tile, const Layouts& L) {
+                                       const TileOrder& order, const Distribution& dist) {
   std::vector<RankTraffic> t(zones.size());
+  const OwnerCounter ca(dist.a, order.i, order.k), cb(dist.b, order.k, order.j),
+      cc(dist.c, order.i, order.j);
   for (std::size_t r = 0; r < zones.size(); ++r) {
     std::vector<exec::Rect> pa, pb, pc;
     for (const auto& b : zones[r]) {
       if (b.empty()) continue;
-      pa.push_back(a_rect(b, m, k, tile));
-      pb.push_back(b_rect(b, k, n, tile));
-      const exec::Rect c = c_rect(b, m, n, tile);
-      pc.push_back(c);
+      pa.push_back(exec::Rect{b.lo[0], b.hi[0], b.lo[2], b.hi[2]});
+      pb.push_back(exec::Rect{b.lo[2], b.hi[2], b.lo[1], b.hi[1]});
+      pc.push_back(exec::Rect{b.lo[0], b.hi[0], b.lo[1], b.hi[1]});
       t[r].tasks += b.volume();
-      const auto a = a_rect(b, m, k, tile);
-      t[r].flops += 2.0 * double(c.rows()) * double(c.cols()) * double(a.cols());
+      const exec::Rect c = c_panel(order, b);
+      t[r].flops += 2.0 * double(c.rows()) * double(c.cols()) * double(a_panel(order, b).cols());
     }
     const int ri = int(r);
-    charge(disjoint_union(pa), L.a, ri, t, &RankTraffic::a_in, &RankTraffic::a_out,
-           &RankTraffic::a_foot);
-    charge(disjoint_union(pb), L.b, ri, t, &RankTraffic::b_in, &RankTraffic::b_out,
-           &RankTraffic::b_foot);
-    charge(disjoint_union(pc), L.c, ri, t, &RankTraffic::c_out, &RankTraffic::c_in,
-           &RankTraffic::c_foot);
+    charge(disjoint_union(pa), ca, order.i, order.k, ri, t, &RankTraffic::a_in,
+           &RankTraffic::a_out, &RankTraffic::a_foot);
+    charge(disjoint_union(pb), cb, order.k, order.j, ri, t, &RankTraffic::b_in,
+           &RankTraffic::b_out, &RankTraffic::b_foot);
+    charge(disjoint_union(pc), cc, order.i, order.j, ri, t, &RankTraffic::c_out,
+           &RankTraffic::c_in, &RankTraffic::c_foot);
   }
   return t;
+}
+
+double model_time(const std::vector<RankTraffic>& t, const std::vector<double>& speeds,
+                  double bandwidth_gbs, std::size_t elem) {
+  double worst = 0;
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    double s = t[r].received() * double(elem) / (bandwidth_gbs * 1e9);
+    if (t[r].flops > 0)
+      s += speeds[r] > 0 ? t[r].flops / (speeds[r] * 1e9) : std::numeric_limits<double>::infinity();
+    worst = std::max(worst, s);
+  }
+  return worst;
 }
 
 double cosma_bound_elements(double m, double n, double k, double p, double S) {
@@ -124,6 +162,8 @@ CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::in
   for (const auto& r : t) {
     s.moved_max = std::max(s.moved_max, r.moved());
     s.moved_mean += r.moved();
+    s.received_max = std::max(s.received_max, r.received());
+    s.received_mean += r.received();
     s.footprint_max = std::max(s.footprint_max, r.footprint());
     s.footprint_mean += r.footprint();
     if (r.flops > 0)
@@ -132,7 +172,9 @@ CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::in
           r.moved() / partition::lower_bound(r.flops / 2,
                                              partition::Extent{double(m), double(n), double(k)}));
   }
-  if (!t.empty()) s.moved_mean /= double(t.size()), s.footprint_mean /= double(t.size());
+  if (!t.empty())
+    s.moved_mean /= double(t.size()), s.received_mean /= double(t.size()),
+        s.footprint_mean /= double(t.size());
   s.lower_bound = cosma_bound_elements(double(m), double(n), double(k), double(t.size()));
   s.shape_bound = shape_bound_elements(double(m), double(n), double(k), double(t.size()));
   return s;

@@ -19,18 +19,10 @@
 #include <limits>
 #include <vector>
 
-#include "dist/layout.hpp"
+#include "dist/distribution.hpp"
 #include "partition/box.hpp"
 
 namespace cuboid::dist {
-
-struct Layouts {
-  BlockCyclic a, b, c;  // m x k, k x n, m x n
-};
-
-// All three on `grid` with square blocks of `block` elements.
-Layouts make_layouts(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t block,
-                     const ProcessGrid& grid);
 
 struct RankTraffic {
   // Elements received (in) and sent (out) per category.
@@ -41,12 +33,19 @@ struct RankTraffic {
   double tasks = 0;  // tile tasks of the zone
   double flops = 0;  // 2 * elements of the zone's boxes
   double moved() const { return a_in + b_in + c_out; }
+  double received() const { return a_in + b_in + c_in; }
   double footprint() const { return a_foot + b_foot + c_foot; }
 };
 
+// `zones` are in the positions of `order`; `dist` says where every element starts.
 std::vector<RankTraffic> model_traffic(const std::vector<partition::TileZone>& zones,
-                                       std::int64_t m, std::int64_t n, std::int64_t k,
-                                       std::int64_t tile, const Layouts& layouts);
+                                       const TileOrder& order, const Distribution& dist);
+
+// The model's time: rank r computes its flops at speeds[r] GFLOP/s, then receives its bytes at
+// `bandwidth_gbs` (no overlap assumed: an upper estimate); the slowest rank sets the time. A
+// rank with work and speed 0 makes it infinite.
+double model_time(const std::vector<RankTraffic>& t, const std::vector<double>& speeds,
+                  double bandwidth_gbs, std::size_t elem);
 
 // COSMA's per-rank bound (003 eq. 33) for p ranks with S elements of memory each, in the form
 // Q >= 2mnk/(p a) + a^2 with a = min(sqrt(S), (mnk/p)^(1/3)). Eq. 33 writes it as the min of
@@ -64,6 +63,7 @@ double shape_bound_elements(double m, double n, double k, double p);
 struct CommSummary {
   int ranks = 0;
   double moved_max = 0, moved_mean = 0;          // elements
+  double received_max = 0, received_mean = 0;    // elements: A, B and partial C received
   double footprint_max = 0, footprint_mean = 0;  // elements
   double lower_bound = 0;                        // cosma_bound_elements, S infinite
   double shape_bound = 0;

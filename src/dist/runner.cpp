@@ -1,23 +1,16 @@
 #include "dist/runner.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <iostream>
+#include <fstream>
 #include <limits>
 #include <numeric>
+#include <sstream>
 
-#include "dist/comm_report.hpp"
 #include "dist/exchange.hpp"
 #include "dist/local_matrix.hpp"
 #include "dist/model.hpp"
 #include "dist/strategy.hpp"
-#include "dist/validate.hpp"
-#include "exec/engine.hpp"
 #include "kokkos_ext/compat.hpp"
-#include "partition/metrics.hpp"
-#include "report/run_report.hpp"
-#include "util/error.hpp"
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
 
@@ -28,90 +21,144 @@ struct Phases {
   double exchange = 0, compute = 0, reduce = 0, total = 0;
 };
 
-struct Stats {
-  double min = 0, mean = 0, max = 0;
-};
-
-Stats stats_of(const std::vector<double>& v) {
-  Stats s;
-  if (v.empty()) return s;
-  s.min = *std::min_element(v.begin(), v.end());
-  s.max = *std::max_element(v.begin(), v.end());
-  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-  return s;
+// Peak resident memory of this process (VmHWM), bytes; 0 where /proc is not there.
+double peak_resident_bytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) {
+      std::istringstream in(line.substr(6));
+      double kib = 0;
+      in >> kib;
+      return kib * 1024;
+    }
+  return 0;
 }
 
-nlohmann::json to_json(const Stats& s) {
-  return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
-}
-
-// The layout of this run: mpi.grid or the near-square grid, mpi.block or the tile.
-Layouts layouts_for(const deck::Deck& d, int P) {
-  ProcessGrid grid = near_square_grid(P);
-  if (!d.mpi.grid.empty()) {
-    grid = ProcessGrid{d.mpi.grid[0], d.mpi.grid[1]};
-    if (grid.size() != P)
-      throw Error(d.location("mpi.grid") + ": mpi.grid " + describe(grid) + " has " +
-                  std::to_string(grid.size()) + " processes but the job has " + std::to_string(P) +
-                  " ranks");
+// The rank partition as integers, so that rank 0 can hand it to everyone: the order's three
+// permutations, then per rank its boxes.
+std::vector<std::int64_t> serialize(const RankPartition& p) {
+  std::vector<std::int64_t> v;
+  for (const AxisOrder* a : {&p.order.i, &p.order.j, &p.order.k}) {
+    v.push_back(a->size());
+    v.insert(v.end(), a->tiles.begin(), a->tiles.end());
   }
-  const std::int64_t block = d.mpi.block > 0 ? d.mpi.block : d.problem.tile;
-  return make_layouts(d.problem.m, d.problem.n, d.problem.k, block, grid);
+  v.push_back(std::int64_t(p.zones.size()));
+  for (const auto& z : p.zones) {
+    v.push_back(std::int64_t(z.size()));
+    for (const auto& b : z) v.insert(v.end(), {b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]});
+  }
+  return v;
+}
+
+void deserialize(const std::vector<std::int64_t>& v, const DistSettings& s, RankPartition& p) {
+  std::size_t at = 0;
+  const std::int64_t extents[3] = {s.m, s.n, s.k};
+  AxisOrder* axes[3] = {&p.order.i, &p.order.j, &p.order.k};
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t n = v[at++];
+    std::vector<std::int64_t> tiles(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(at + std::size_t(n)));
+    at += std::size_t(n);
+    // Rebuild through grouped_order with the permutation's rank as the key.
+    std::vector<std::int64_t> rank_of(tiles.size());
+    for (std::size_t x = 0; x < tiles.size(); ++x) rank_of[std::size_t(tiles[x])] = std::int64_t(x);
+    *axes[d] = grouped_order(extents[d], s.tile, [&](std::int64_t t) { return rank_of[std::size_t(t)]; });
+  }
+  p.zones.assign(std::size_t(v[at++]), {});
+  for (auto& z : p.zones) {
+    z.resize(std::size_t(v[at++]));
+    for (auto& b : z) {
+      b.lo = {v[at], v[at + 1], v[at + 2]};
+      b.hi = {v[at + 3], v[at + 4], v[at + 5]};
+      at += 6;
+    }
+  }
 }
 
 }  // namespace
 
 template <class Scalar>
-Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResources<Scalar>& res,
-                        const RunnerOptions& options) {
+DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
+                            RankResources<Scalar>& res,
+                            const std::function<std::string(const std::string&)>& locate) {
   using Matrix = exec::HostMatrix<Scalar>;
-  const auto& pr = d.problem;
+  using Storage = LocalStorage<Scalar>;
   const int me = comm.rank(), P = comm.size();
   const bool root = me == 0;
-  std::ostream& progress = std::cerr;
-  const std::size_t elem = sizeof(Scalar);
-  const partition::TileExtent tiles{(pr.m + pr.tile - 1) / pr.tile, (pr.n + pr.tile - 1) / pr.tile,
-                                    (pr.k + pr.tile - 1) / pr.tile};
+  DistOutcome out;
+  out.ranks = P;
+  auto keyed = [&](const KeyedError& e) {
+    return std::make_exception_ptr(std::invalid_argument(locate(e.key) + ": " + e.what()));
+  };
 
-  // --- rank speeds and the two-level partition (agreed: an error anywhere stops everyone) ---
+  // --- rank speeds; rank 0 chooses the partition and broadcasts it ----------------------------
   std::exception_ptr failure;
-  double factor = 1, my_speed = 0, partition_s = 0;
-  std::vector<double> rank_speeds;
-  std::vector<partition::TileZone> zones;
-  Layouts layouts;
+  double factor = 1, my_speed = 0;
+  ProcessGrid grid;
   try {
-    if (!d.mpi.rank_speeds.empty()) {
-      if (int(d.mpi.rank_speeds.size()) != P)
-        throw Error(d.location("mpi.rank_speeds") + ": mpi.rank_speeds has " +
-                    std::to_string(d.mpi.rank_speeds.size()) + " entries but the job has " +
-                    std::to_string(P) + " ranks (one factor per rank)");
-      factor = d.mpi.rank_speeds[std::size_t(me)];
+    if (!s.rank_speeds.empty()) {
+      if (int(s.rank_speeds.size()) != P)
+        throw KeyedError("mpi.rank_speeds", "mpi.rank_speeds has " +
+                                                std::to_string(s.rank_speeds.size()) +
+                                                " entries but the job has " + std::to_string(P) +
+                                                " ranks (one factor per rank)");
+      factor = s.rank_speeds[std::size_t(me)];
     }
-    for (const auto& s : res.speeds) my_speed += s.gflops;
+    for (const auto& sp : res.speeds) my_speed += sp.gflops;
     my_speed *= factor;
-    layouts = layouts_for(d, P);
+    grid = near_square_grid(P);
+    if (!s.aligned && !s.grid.empty()) {
+      grid = ProcessGrid{s.grid[0], s.grid[1]};
+      if (grid.size() != P)
+        throw KeyedError("mpi.grid", "mpi.grid " + describe(grid) + " has " +
+                                         std::to_string(grid.size()) +
+                                         " processes but the job has " + std::to_string(P) +
+                                         " ranks");
+    }
+  } catch (const KeyedError& e) {
+    failure = keyed(e);
   } catch (...) {
     failure = std::current_exception();
   }
   comm.agree(failure);
-  rank_speeds = comm.allgather(my_speed);
+  out.rank_speeds = comm.allgather(my_speed);
 
   Stopwatch clock;
-  try {
-    // Every rank computes the same partition from the same speeds: nothing to broadcast.
-    zones = partition_ranks(d.partition.algorithm, d.partition.discretization, rank_speeds, tiles);
-  } catch (const std::invalid_argument& e) {
-    failure = std::make_exception_ptr(
-        Error(d.location("partition.algorithm") + ": partition." +
-              std::string(partition::to_string(d.partition.algorithm)) +
-              fmt::format(" of {}x{}x{} tiles", tiles[0], tiles[1], tiles[2]) + " among " +
-              std::to_string(P) + " ranks: " + e.what()));
+  RankPartitionRequest req;
+  req.m = s.m, req.n = s.n, req.k = s.k, req.tile = s.tile;
+  req.speeds = out.rank_speeds;
+  req.aligned = s.aligned, req.grid = grid, req.block = s.block > 0 ? s.block : s.tile;
+  req.automatic = s.automatic, req.algorithm = s.algorithm;
+  req.discretization = s.discretization, req.bandwidth_gbs = s.bandwidth_gbs;
+  req.elem = sizeof(Scalar);
+  std::vector<std::int64_t> wire;
+  if (root) {
+    try {
+      out.partition = choose_rank_partition(req);
+      wire = serialize(out.partition);
+    } catch (const std::invalid_argument& e) {
+      failure = std::make_exception_ptr(std::invalid_argument(
+          locate("partition.algorithm") + ": the rank partition of " + std::to_string(s.m) + "x" +
+          std::to_string(s.n) + "x" + std::to_string(s.k) + " (tiles of " + std::to_string(s.tile) +
+          ") among " + std::to_string(P) + " ranks: " + e.what()));
+    }
   }
   comm.agree(failure);
+  comm.broadcast(wire, 0);
+  comm.broadcast(out.partition.name, 0);
+  RankPartition& rp = out.partition;
+  if (!root) {
+    deserialize(wire, s, rp);
+    rp.dist = s.aligned ? aligned_distribution(rp.zones, rp.order, s.m, s.n, s.k, s.tile)
+                        : block_cyclic_distribution(s.m, s.n, s.k, req.block, grid);
+    rp.traffic = model_traffic(rp.zones, rp.order, rp.dist);
+    rp.predicted_s = model_time(rp.traffic, out.rank_speeds, s.bandwidth_gbs, sizeof(Scalar));
+  }
+  const Distribution& dist = rp.dist;
 
-  // This rank's pieces, each partitioned among its processors and planned as a sub-problem.
+  // --- this rank's pieces, planned among its processors, on one engine -------------------------
   std::vector<double> proc_speeds;
-  for (const auto& s : res.speeds) proc_speeds.push_back(s.gflops);
+  for (const auto& sp : res.speeds) proc_speeds.push_back(sp.gflops);
   std::unique_ptr<Exchange<Scalar>> ex;
   std::unique_ptr<exec::Engine<Scalar>> engine;
   std::vector<exec::Plan> plans;  // one per piece
@@ -119,65 +166,73 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
   std::vector<Matrix> box_c;
   try {
     engine = std::make_unique<exec::Engine<Scalar>>(std::move(res.workers));
-    ex = std::make_unique<Exchange<Scalar>>(comm, zones, options.slabs_per_box, layouts, pr.m, pr.n,
-                                            pr.k, pr.tile);
-    for (const Piece& piece : ex->pieces()) {
-      const exec::Rect c = c_rect(piece.box, pr.m, pr.n, pr.tile);
-      const std::int64_t depth = a_rect(piece.box, pr.m, pr.k, pr.tile).cols();
+    ex = std::make_unique<Exchange<Scalar>>(comm, rp.zones, rp.order, dist, s.slabs_per_box);
+    for (std::size_t p = 0; p < ex->pieces().size(); ++p) {
+      const Piece& piece = ex->pieces()[p];
+      const exec::Rect c = c_panel(rp.order, piece.box), a = ex->a_panel_of(int(p));
       exec::PlanOptions popt = res.plan_options;
-      popt.beta_is_zero = piece.first_of_box;
-      popt.beta_is_one = !piece.first_of_box;
-      auto local =
-          local_zones(d.partition.algorithm, d.partition.discretization, proc_speeds, piece.box);
+      // A partial box starts from zero; a box written in place starts from beta*C0.
+      popt.beta_is_zero = piece.first_of_box && (!ex->c_in_place() || s.beta == 0);
+      popt.beta_is_one = !piece.first_of_box || (ex->c_in_place() && s.beta == 1);
+      // Local zones: the piece among this rank's processors, in the piece's own coordinates.
+      partition::TileBox local_box = piece.box;
+      const auto local = local_zones(s.algorithm, s.discretization, proc_speeds, local_box);
       exec::Plan plan;
       try {
-        plan = exec::make_plan(local, c.rows(), c.cols(), depth, pr.tile, popt);
+        plan = exec::make_plan(local, c.rows(), c.cols(), a.cols(), s.tile, popt);
       } catch (const std::runtime_error& e) {
-        throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
-                    e.what() + " of " + std::to_string(pr.tile) + " (problem.tile)");
+        throw KeyedError("platform.memory_budget_mib",
+                         std::string("platform.memory_budget_mib: ") + e.what() + " of " +
+                             std::to_string(s.tile) + " (problem.tile)");
       }
-      // Buffers for every piece are made here, before the first repetition.
-      engine->reserve(plan);
+      engine->reserve(plan);  // every buffer is made here, before the first repetition
       plans.push_back(std::move(plan));
-      max_a = std::max(max_a, c.rows() * depth);
-      max_b = std::max(max_b, depth * c.cols());
+      if (!ex->a_in_place(int(p))) max_a = std::max(max_a, c.rows() * a.cols());
+      if (!ex->b_in_place(int(p))) max_b = std::max(max_b, a.cols() * c.cols());
     }
-    for (const auto& b : zones[std::size_t(me)])
-      if (!b.empty()) {
-        const exec::Rect c = c_rect(b, pr.m, pr.n, pr.tile);
+    if (!ex->c_in_place())
+      for (int b = 0; b < ex->boxes(); ++b) {
+        const exec::Rect& c = ex->box_panel(b);
         box_c.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::C_box"),
                            c.rows(), c.cols());
       }
+  } catch (const KeyedError& e) {
+    failure = keyed(e);
   } catch (...) {
     failure = std::current_exception();
   }
-  partition_s = clock.seconds();
+  const double partition_s = clock.seconds();
   comm.agree(failure);
 
-  // --- the matrices, each rank generating its own blocks --------------------------------
-  Matrix A = local_matrix<Scalar>(layouts.a, me, "cuboid::dist::A");
-  Matrix B = local_matrix<Scalar>(layouts.b, me, "cuboid::dist::B");
-  Matrix C0 = local_matrix<Scalar>(layouts.c, me, "cuboid::dist::C0");
-  Matrix C = local_matrix<Scalar>(layouts.c, me, "cuboid::dist::C");
-  fill_local(A, layouts.a, me, pr.seed, exec::MatrixId::A);
-  fill_local(B, layouts.b, me, pr.seed, exec::MatrixId::B);
-  switch (pr.c_init) {
-    case deck::CInit::random:
-      fill_local(C0, layouts.c, me, pr.seed, exec::MatrixId::C);
+  // --- the matrices, each rank generating what the layout gives it -----------------------------
+  Storage A = local_storage<Scalar>(dist.a, me, "cuboid::dist::A");
+  Storage B = local_storage<Scalar>(dist.b, me, "cuboid::dist::B");
+  Storage C0 = local_storage<Scalar>(dist.c, me, "cuboid::dist::C0");
+  Storage C = local_storage<Scalar>(dist.c, me, "cuboid::dist::C");
+  fill_local(A, dist.a, me, s.seed, exec::MatrixId::A);
+  fill_local(B, dist.b, me, s.seed, exec::MatrixId::B);
+  switch (s.c_init) {
+    case InitialC::random:
+      fill_local(C0, dist.c, me, s.seed, exec::MatrixId::C);
       break;
-    case deck::CInit::zero:
+    case InitialC::zero:
       Kokkos::deep_copy(C0, Scalar(0));
       break;
-    case deck::CInit::nan:
+    case InitialC::nan:
       Kokkos::deep_copy(C0, std::numeric_limits<Scalar>::quiet_NaN());
       break;
   }
-  std::vector<Scalar> a_panel(std::size_t(std::max<std::int64_t>(max_a, 1))),
-      b_panel(std::size_t(std::max<std::int64_t>(max_b, 1)));
+  Storage a_panel(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_panel"),
+                  std::size_t(max_a)),
+      b_panel(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_panel"),
+              std::size_t(max_b));
+  const bool bc = dist.a.kind() == MatrixDist::Kind::block_cyclic;
+  const Matrix A_array = bc ? local_array(A, dist.a, me) : Matrix();
+  const Matrix B_array = bc ? local_array(B, dist.b, me) : Matrix();
+  const Matrix C_array = bc ? local_array(C, dist.c, me) : Matrix();
 
   // --- repetitions ------------------------------------------------------------------------
-  const Scalar alpha = Scalar(pr.alpha), beta = Scalar(pr.beta);
-  const double flops = 2.0 * double(pr.m) * double(pr.n) * double(pr.k);
+  const Scalar alpha = Scalar(s.alpha), beta = Scalar(s.beta);
   struct Rep {
     double global_s = 0;
     Phases phases;
@@ -185,28 +240,32 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
     std::vector<exec::WorkerStats> workers;
   };
   std::vector<Rep> reps;
-  const int total = d.run.warmup + d.run.repetitions;
+  const int total = s.warmup + s.repetitions;
   try {
     for (int r = 0; r < total; ++r) {
       Rep rep;
       rep.workers.resize(res.specs.size());
+      // C written in place starts as C0, like the single-process run (not timed).
+      if (ex->c_in_place()) Kokkos::deep_copy(C, C0);
       comm.barrier();
       const double t0 = exec::now_seconds();
       Stopwatch sw;
       ex->start(A, B);
       rep.phases.exchange += sw.seconds();
-      for (std::size_t s = 0; s < ex->pieces().size(); ++s) {
-        const Piece& piece = ex->pieces()[s];
-        const exec::Rect c = c_rect(piece.box, pr.m, pr.n, pr.tile);
-        const std::int64_t depth = a_rect(piece.box, pr.m, pr.k, pr.tile).cols();
-        // Panels live in two reusable buffers; the views do not own them.
-        Matrix Ap(a_panel.data(), c.rows(), depth), Bp(b_panel.data(), depth, c.cols());
+      for (std::size_t p = 0; p < ex->pieces().size(); ++p) {
+        const Piece& piece = ex->pieces()[p];
+        const exec::Rect c = c_panel(rp.order, piece.box), a = ex->a_panel_of(int(p));
+        // Panels live in two reusable buffers unless the local array is the panel.
+        const Matrix Ap = ex->a_in_place(int(p)) ? A_array : Matrix(a_panel.data(), c.rows(), a.cols());
+        const Matrix Bp = ex->b_in_place(int(p)) ? B_array : Matrix(b_panel.data(), a.cols(), c.cols());
+        const Matrix Cp = ex->c_in_place() ? C_array : box_c[std::size_t(piece.box_index)];
         sw.restart();
-        ex->inputs_for(int(s), A, B, Ap, Bp);
+        ex->inputs_for(int(p), A, B, Ap, Bp);
         rep.phases.exchange += sw.seconds();
         sw.restart();
-        auto result = engine->run(plans[s], Ap, Bp, box_c[std::size_t(piece.box_index)], alpha,
-                                  piece.first_of_box ? Scalar(0) : Scalar(1));
+        const Scalar piece_beta =
+            !piece.first_of_box ? Scalar(1) : ex->c_in_place() ? beta : Scalar(0);
+        auto result = engine->run(plans[p], Ap, Bp, Cp, alpha, piece_beta, [&] { ex->progress(); });
         rep.phases.compute += sw.seconds();
         for (std::size_t q = 0; q < result.workers.size(); ++q) {
           auto& w = rep.workers[q];
@@ -222,18 +281,13 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
       rep.phases.total = exec::now_seconds() - t0;
       rep.traffic = ex->counters();
       rep.global_s = comm.allreduce_max(rep.phases.total);
-      const bool warm = r < d.run.warmup;
-      if (root)
-        progress << fmt::format(
-            "run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s ({} ranks)\n", warm ? "warm-up" : "repetition",
-            warm ? r + 1 : r - d.run.warmup + 1, warm ? d.run.warmup : d.run.repetitions,
-            rep.global_s, flops / rep.global_s / 1e9, P);
-      if (!warm) reps.push_back(std::move(rep));
+      if (r >= s.warmup) reps.push_back(std::move(rep));
     }
   } catch (const std::exception& e) {
     // Other ranks may be blocked in a receive from this one: agreeing is impossible here.
     comm.abort(std::string("during the distributed product: ") + e.what());
   }
+  for (const auto& r : reps) out.times_s.push_back(r.global_s);
 
   // The median repetition (by the slowest rank's time) is the one reported.
   std::vector<std::size_t> order(reps.size());
@@ -243,43 +297,63 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
   const Rep& med = reps[order[order.size() / 2]];
 
   // --- validation ----------------------------------------------------------------------------
-  DistValidation val;
-  if (d.run.validate) {
+  if (s.validate) {
     const int extra = P + int(comm.allreduce_max(double(ex->pieces().size())));
-    if (root) progress << "validate: distributed check (no rank gathers C) ...\n";
     try {
-      val = validate_distributed(comm, layouts, A, B, C0, C, alpha, beta, pr.seed,
-                                 d.mpi.full_check_max, extra);
+      out.validation = validate_distributed(comm, dist, A, B, C0, C, alpha, beta, s.seed,
+                                            s.full_check_max, extra);
+      out.validated = true;
     } catch (const std::exception& e) {
       comm.abort(std::string("during validation: ") + e.what());
     }
   }
 
-  // --- gather per-rank figures to rank 0 -----------------------------------------------------
+  // --- every rank's figures to rank 0 --------------------------------------------------------
   const auto& tr = med.traffic;
+  const auto& model = rp.traffic[std::size_t(me)];
+  const double elem = double(sizeof(Scalar));
   double tasks = 0;
-  for (const auto& b : zones[std::size_t(me)]) tasks += b.volume();
-  nlohmann::json mine = {{"rank", me},
-                         {"host", hostname()},
-                         {"speed_gflops", my_speed},
-                         {"speed_factor", factor},
-                         {"tasks", tasks},
-                         {"boxes", ex->boxes()},
-                         {"pieces", int(ex->pieces().size())},
-                         {"phases",
-                          {{"calibrate_s", res.calibration_s},
-                           {"partition_s", partition_s},
-                           {"exchange_s", med.phases.exchange},
-                           {"compute_s", med.phases.compute},
-                           {"reduce_s", med.phases.reduce},
-                           {"total_s", med.phases.total}}},
-                         {"bytes",
-                          {{"a_sent", tr.a_sent},
-                           {"a_recv", tr.a_recv},
-                           {"b_sent", tr.b_sent},
-                           {"b_recv", tr.b_recv},
-                           {"c_sent", tr.c_sent},
-                           {"c_recv", tr.c_recv}}}};
+  for (const auto& b : rp.zones[std::size_t(me)]) tasks += b.volume();
+  // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
+  // buffers (every receive is posted at once), the engine's buffers.
+  double data_bytes = double(A.size() + B.size() + C0.size() + C.size() + a_panel.size() +
+                             b_panel.size()) * elem + engine->reserved_bytes() +
+                      ex->carry_peak_bytes() + tr.a_recv + tr.b_recv + tr.c_recv + tr.a_sent +
+                      tr.b_sent + tr.c_sent;
+  for (const auto& b : box_c) data_bytes += double(b.size()) * elem;
+  nlohmann::json mine = {
+      {"rank", me},
+      {"host", hostname()},
+      {"speed_gflops", my_speed},
+      {"speed_factor", factor},
+      {"tasks", tasks},
+      {"boxes", ex->boxes()},
+      {"pieces", int(ex->pieces().size())},
+      {"in_place", {{"c", ex->c_in_place()}}},
+      {"phases",
+       {{"calibrate_s", res.calibration_s},
+        {"partition_s", partition_s},
+        {"exchange_s", med.phases.exchange},
+        {"compute_s", med.phases.compute},
+        {"reduce_s", med.phases.reduce},
+        {"total_s", med.phases.total}}},
+      {"bytes",
+       {{"a_sent", tr.a_sent},
+        {"a_recv", tr.a_recv},
+        {"b_sent", tr.b_sent},
+        {"b_recv", tr.b_recv},
+        {"c_sent", tr.c_sent},
+        {"c_recv", tr.c_recv},
+        {"recv_mpi", tr.recv_mpi},
+        {"model_recv", model.received() * elem},
+        {"model_moved", model.moved() * elem}}},
+      {"memory",
+       {{"local_blocks_bytes", double(A.size() + B.size() + C0.size() + C.size()) * elem},
+        {"projections_bytes", model.footprint() * elem},
+        {"data_bytes", data_bytes},
+        {"engine_bytes", engine->reserved_bytes()},
+        {"carry_peak_bytes", ex->carry_peak_bytes()},
+        {"peak_resident_bytes", peak_resident_bytes()}}}};
   mine["processors"] = nlohmann::json::array();
   for (std::size_t q = 0; q < res.specs.size(); ++q) {
     const auto& w = med.workers[q];
@@ -298,175 +372,16 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
                                   {"steps", w.steps}});
   }
   const auto gathered = comm.gather(mine.dump(), 0);
-  if (!root)
-    return val.passed || !d.run.validate
-               ? (d.run.validate ? Outcome::passed : Outcome::not_validated)
-               : Outcome::validation_failed;
-
-  // --- rank 0: report ------------------------------------------------------------------------
-  std::vector<nlohmann::json> ranks;
-  for (const auto& s : gathered) ranks.push_back(nlohmann::json::parse(s));
-  const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
-  const double total_speed = std::accumulate(rank_speeds.begin(), rank_speeds.end(), 0.0);
-
-  std::vector<RankTraffic> measured(static_cast<std::size_t>(P));
-  for (int r = 0; r < P; ++r) {
-    const auto& b = ranks[std::size_t(r)]["bytes"];
-    auto& t = measured[std::size_t(r)];
-    t.a_in = b["a_recv"].get<double>() / double(elem),
-    t.b_in = b["b_recv"].get<double>() / double(elem);
-    t.c_out = b["c_sent"].get<double>() / double(elem);
-    t.a_out = b["a_sent"].get<double>() / double(elem),
-    t.b_out = b["b_sent"].get<double>() / double(elem);
-    t.c_in = b["c_recv"].get<double>() / double(elem);
-  }
-  const auto model = model_traffic(zones, pr.m, pr.n, pr.k, pr.tile, layouts);
-  for (int r = 0; r < P; ++r) {
-    auto& t = measured[std::size_t(r)];
-    t.a_foot = model[std::size_t(r)].a_foot, t.b_foot = model[std::size_t(r)].b_foot;
-    t.c_foot = model[std::size_t(r)].c_foot, t.tasks = model[std::size_t(r)].tasks;
-    t.flops = model[std::size_t(r)].flops;
-  }
-  const auto msum = summarize(measured, pr.m, pr.n, pr.k),
-             model_sum = summarize(model, pr.m, pr.n, pr.k);
-
-  // Partition quality among the ranks that work.
-  std::vector<partition::TileZone> working;
-  std::vector<double> working_speeds;
-  for (int r = 0; r < P; ++r)
-    if (rank_speeds[std::size_t(r)] > 0)
-      working.push_back(zones[std::size_t(r)]),
-          working_speeds.push_back(rank_speeds[std::size_t(r)]);
-  const auto metrics = partition::measure(working, working_speeds, tiles);
-
-  report::RunRecord rec;
-  report::describe_deck(rec, d);
-  rec.ratio_to_lower_bound = metrics.ratio, rec.ratio_plain = metrics.ratio_plain,
-  rec.imbalance = metrics.imbalance;
-  for (const auto& z : zones)
-    for (const auto& b : z)
-      if (!b.empty() && (b.lo[2] != 0 || b.hi[2] != tiles[2])) rec.k_split = true;
-  for (const auto& r : reps) rec.times_s.push_back(r.global_s);
-  rec.min_s = reps[order.front()].global_s, rec.max_s = reps[order.back()].global_s;
-  rec.median_s = med.global_s;
-  if (order.size() % 2 == 0)
-    rec.median_s = 0.5 * (reps[order[order.size() / 2 - 1]].global_s + med.global_s);
-  rec.gflops = flops / rec.median_s / 1e9;
-
-  auto column = [&](const char* group, const char* key) {
-    std::vector<double> v;
-    for (const auto& r : ranks) v.push_back(r[group][key].get<double>());
-    return v;
-  };
-  rec.calibration_s = stats_of(column("phases", "calibrate_s")).max;
-  rec.partition_s = stats_of(column("phases", "partition_s")).max;
-  rec.reduce_s = stats_of(column("phases", "reduce_s")).max;
-  for (const auto& r : ranks) {
-    const double rank_tasks = r["tasks"].get<double>(), f = r["speed_factor"].get<double>();
-    double rank_flops = 0;
-    for (const auto& p : r["processors"]) rank_flops += p["flops"].get<double>();
-    for (const auto& p : r["processors"]) {
-      report::ProcessorRecord q;
-      q.name = fmt::format("{}:{}", r["rank"].get<int>(), p["name"].get<std::string>());
-      q.kind = p["kind"], q.space = p["space"], q.threads = p["threads"];
-      q.speed_gflops = p["speed_gflops"], q.speed_source = p["speed_source"];
-      q.target_share = total_speed > 0 ? q.speed_gflops * f / total_speed : 0;
-      q.flops = p["flops"], q.busy_s = p["busy_s"], q.stall_s = p["stall_s"],
-      q.finish_s = p["finish_s"];
-      q.h2d_bytes = p["h2d_bytes"], q.d2h_bytes = p["d2h_bytes"], q.steps = p["steps"];
-      // Tasks are known per rank; a processor's share of them follows its share of the flops.
-      q.volume = rank_flops > 0 ? rank_tasks * q.flops / rank_flops : 0;
-      q.volume_share = q.volume / total_tasks;
-      q.pieces = r["pieces"];
-      q.predicted_s = q.speed_gflops > 0 ? q.flops / (q.speed_gflops * 1e9) : 0;
-      rec.processors.push_back(q);
-    }
-  }
-  rec.build = "Kokkos " + kokkos_ext::kokkos_version_string() + " (" +
-              Kokkos::DefaultExecutionSpace::name() + "), MPI " + std::to_string(P) + " ranks";
-  rec.host = hostname();
-  rec.validation_performed = d.run.validate;
-  rec.validation_passed = val.passed;
-  rec.validation_error = val.error;
-  rec.validation_bound = val.bound;
-  rec.validation_method = val.method;
-
-  report::print_summary(std::cout, rec);
-  const int idle = int(std::count(rank_speeds.begin(), rank_speeds.end(), 0.0));
-  std::cout << fmt::format(
-      "mpi        {} ranks on a {} grid, block-cyclic blocks of {} (ScaLAPACK DESC_C on rank 0: "
-      "[{}]); {} rank(s) without work\n",
-      P, describe(layouts.c.grid()), layouts.c.row_block(), fmt::join(layouts.c.descriptor(0), ","),
-      idle);
-  std::cout << fmt::format(
-      "{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "rank",
-      "GFLOP/s", "target", "share", "pieces", "exch s", "comp s", "red s", "A in", "B in", "C out",
-      "model");
-  for (int r = 0; r < P; ++r) {
-    const auto& j = ranks[std::size_t(r)];
-    std::cout << fmt::format(
-        "{:>5} {:>9.2f} {:>6.1f}% {:>6.1f}% {:>6} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.4g} {:>10.4g} "
-        "{:>10.4g} {:>10.4g}\n",
-        r, j["speed_gflops"].get<double>(),
-        total_speed > 0 ? 100 * j["speed_gflops"].get<double>() / total_speed : 0.0,
-        100 * j["tasks"].get<double>() / total_tasks, j["pieces"].get<int>(),
-        j["phases"]["exchange_s"].get<double>(), j["phases"]["compute_s"].get<double>(),
-        j["phases"]["reduce_s"].get<double>(), j["bytes"]["a_recv"].get<double>(),
-        j["bytes"]["b_recv"].get<double>(), j["bytes"]["c_sent"].get<double>(),
-        model[std::size_t(r)].moved() * double(elem));
-  }
-  nlohmann::json phases;
-  std::string line = "phases     per rank min/mean/max s:";
-  for (const char* key :
-       {"calibrate_s", "partition_s", "exchange_s", "compute_s", "reduce_s", "total_s"}) {
-    const Stats s = stats_of(column("phases", key));
-    phases[key] = to_json(s);
-    line +=
-        fmt::format(" {} {:.4f}/{:.4f}/{:.4f}",
-                    std::string(key).substr(0, std::string(key).size() - 2), s.min, s.mean, s.max);
-  }
-  std::cout << line << "\n";
-  print_communication(std::cout, msum, model_sum, elem);
-  if (d.run.validate && val.full_performed)
-    std::cout << fmt::format("           full check: ||C - C_ref||_F = {:.3e} <= {:.3e}? {}\n",
-                             val.full_error, val.full_bound, val.full_passed ? "yes" : "NO");
-
-  nlohmann::json j = report::to_json(rec);
-  j["ranks"] = ranks;
-  j["phases"] = phases;
-  nlohmann::json bytes;
-  for (const char* key : {"a_sent", "a_recv", "b_sent", "b_recv", "c_sent", "c_recv"})
-    bytes[key] = to_json(stats_of(column("bytes", key)));
-  j["bytes"] = bytes;
-  j["communication"] = communication_json(msum, model_sum, elem);
-  j["mpi"] = {{"ranks", P},
-              {"grid", {layouts.c.grid().rows, layouts.c.grid().cols}},
-              {"block", layouts.c.row_block()},
-              {"idle_ranks", idle},
-              {"slabs_per_box", options.slabs_per_box},
-              {"layout", "2D block-cyclic, row-major process grid, ScaLAPACK descriptors"}};
-  j["validation"]["randomized"] = {{"error", val.error}, {"bound", val.bound}};
-  if (val.full_performed)
-    j["validation"]["full"] = {
-        {"passed", val.full_passed}, {"error", val.full_error}, {"bound", val.full_bound}};
-
-  if (d.run.validate && !val.passed) {
-    std::cerr << fmt::format(
-        "cuboid: error: validation failed: max row error {:.3e} against its bound {:.3e}{}; no "
-        "JSON record written\n",
-        val.error, val.bound,
-        val.full_performed
-            ? fmt::format(", full check {:.3e} against {:.3e}", val.full_error, val.full_bound)
-            : "");
-    return Outcome::validation_failed;
-  }
-  if (!options.json.empty()) report::write_json_file(options.json, j);
-  return d.run.validate ? Outcome::passed : Outcome::not_validated;
+  if (root)
+    for (const auto& g : gathered) out.per_rank.push_back(nlohmann::json::parse(g));
+  return out;
 }
 
-template Outcome run_distributed<double>(const deck::Deck&, const Communicator&,
-                                         RankResources<double>&, const RunnerOptions&);
-template Outcome run_distributed<float>(const deck::Deck&, const Communicator&,
-                                        RankResources<float>&, const RunnerOptions&);
+template DistOutcome run_distributed<double>(
+    const DistSettings&, const Communicator&, RankResources<double>&,
+    const std::function<std::string(const std::string&)>&);
+template DistOutcome run_distributed<float>(const DistSettings&, const Communicator&,
+                                            RankResources<float>&,
+                                            const std::function<std::string(const std::string&)>&);
 
 }  // namespace cuboid::dist

@@ -18,44 +18,44 @@ double x_entry(std::uint64_t seed, std::int64_t j) {
   return v >= 0 ? 0.5 + 0.5 * v : -0.5 + 0.5 * v;
 }
 
-// y[g_row] += M x[g_col] and yabs += |M||x| over the local blocks of M.
+// y[g_row] += M x[g_col] and yabs += |M||x| over the elements `rank` owns.
 template <class Scalar>
-void local_matvec(const exec::HostMatrix<Scalar>& M, const BlockCyclic& L, int rank,
+void local_matvec(const LocalStorage<Scalar>& M, const MatrixDist& L, int rank,
                   const std::vector<double>& x, const std::vector<double>& xabs, double* y,
                   double* yabs) {
-  const int prow = L.grid().row_of(rank), pcol = L.grid().col_of(rank);
-  for (std::int64_t lj = 0; lj < std::int64_t(M.extent(1)); ++lj) {
-    const std::int64_t gj = L.global_col(lj, pcol);
-    const double xv = x[std::size_t(gj)], xa = xabs[std::size_t(gj)];
-    for (std::int64_t li = 0; li < std::int64_t(M.extent(0)); ++li) {
-      const std::int64_t gi = L.global_row(li, prow);
-      const double v = double(M(li, lj));
-      y[gi] += v * xv;
-      yabs[gi] += std::abs(v) * xa;
+  L.for_each_owned(rank, [&](const exec::Rect& u) {
+    const Scalar* base = M.data() + L.offset(u.i0, u.j0);
+    const std::int64_t ld = L.ld(u.i0, u.j0);
+    for (std::int64_t j = 0; j < u.cols(); ++j) {
+      const double xv = x[std::size_t(u.j0 + j)], xa = xabs[std::size_t(u.j0 + j)];
+      for (std::int64_t i = 0; i < u.rows(); ++i) {
+        const double v = double(base[i + j * ld]);
+        y[u.i0 + i] += v * xv;
+        yabs[u.i0 + i] += std::abs(v) * xa;
+      }
     }
-  }
+  });
 }
 
 template <class Scalar>
-double local_sum_squares(const exec::HostMatrix<Scalar>& M) {
+double local_sum_squares(const LocalStorage<Scalar>& M) {
   double s = 0;
-  for (std::size_t j = 0; j < M.extent(1); ++j)
-    for (std::size_t i = 0; i < M.extent(0); ++i) s += double(M(i, j)) * double(M(i, j));
+  for (std::size_t e = 0; e < M.extent(0); ++e) s += double(M(e)) * double(M(e));
   return s;
 }
 
 }  // namespace
 
 template <class Scalar>
-DistValidation validate_distributed(const Communicator& comm, const Layouts& layouts,
-                                    const exec::HostMatrix<Scalar>& A_local,
-                                    const exec::HostMatrix<Scalar>& B_local,
-                                    const exec::HostMatrix<Scalar>& C0_local,
-                                    const exec::HostMatrix<Scalar>& C_local, Scalar alpha,
+DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
+                                    const LocalStorage<Scalar>& A_local,
+                                    const LocalStorage<Scalar>& B_local,
+                                    const LocalStorage<Scalar>& C0_local,
+                                    const LocalStorage<Scalar>& C_local, Scalar alpha,
                                     Scalar beta, std::uint64_t seed, std::int64_t full_check_max,
                                     int extra_additions) {
   const int me = comm.rank();
-  const std::int64_t m = layouts.c.rows(), n = layouts.c.cols(), k = layouts.a.cols();
+  const std::int64_t m = dist.c.rows(), n = dist.c.cols(), k = dist.a.cols();
   const std::size_t M = std::size_t(m), K = std::size_t(k);
   DistValidation v;
 
@@ -64,17 +64,17 @@ DistValidation validate_distributed(const Communicator& comm, const Layouts& lay
   for (std::int64_t j = 0; j < n; ++j)
     x[std::size_t(j)] = x_entry(seed, j), xabs[std::size_t(j)] = std::abs(x[std::size_t(j)]);
   std::vector<double> z(2 * K, 0.0);  // B x, |B||x|
-  local_matvec(B_local, layouts.b, me, x, xabs, z.data(), z.data() + K);
+  local_matvec(B_local, dist.b, me, x, xabs, z.data(), z.data() + K);
   comm.allreduce_sum(z);
   const std::vector<double> bz(z.begin(), z.begin() + std::ptrdiff_t(K)),
       bzabs(z.begin() + std::ptrdiff_t(K), z.end());
   // C x, |C||x|, A(Bx), |A|(|B||x|), C0 x, |C0||x|
   std::vector<double> r(6 * M, 0.0);
-  local_matvec(C_local, layouts.c, me, x, xabs, r.data(), r.data() + M);
-  local_matvec(A_local, layouts.a, me, bz, bzabs, r.data() + 2 * M, r.data() + 3 * M);
+  local_matvec(C_local, dist.c, me, x, xabs, r.data(), r.data() + M);
+  local_matvec(A_local, dist.a, me, bz, bzabs, r.data() + 2 * M, r.data() + 3 * M);
   // beta = 0 ignores C0 altogether (it may hold NaN on purpose).
   if (beta != Scalar(0))
-    local_matvec(C0_local, layouts.c, me, x, xabs, r.data() + 4 * M, r.data() + 5 * M);
+    local_matvec(C0_local, dist.c, me, x, xabs, r.data() + 4 * M, r.data() + 5 * M);
   comm.allreduce_sum(r);
 
   const double us = std::numeric_limits<Scalar>::epsilon() / 2,
@@ -111,11 +111,14 @@ DistValidation validate_distributed(const Communicator& comm, const Layouts& lay
   // --- full element-wise check, small problems -----------------------------------------------
   if (double(m) * double(n) <= double(full_check_max)) {
     v.full_performed = true;
-    const BlockCyclic& Lc = layouts.c;
-    const int prow = Lc.grid().row_of(me), pcol = Lc.grid().col_of(me);
-    const std::int64_t lr = std::int64_t(C_local.extent(0)), lc = std::int64_t(C_local.extent(1));
+    const MatrixDist& Lc = dist.c;
     double err2 = 0;
-    if (lr > 0 && lc > 0) {
+    // One reference GEMM for the rows x cols (global indices) C elements at index(i, j) of the
+    // local storage: per rank for a block-cyclic array, per tile for tile owners.
+    auto check = [&](const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols,
+                     auto index) {
+      const std::int64_t lr = std::int64_t(rows.size()), lc = std::int64_t(cols.size());
+      if (lr == 0 || lc == 0) return;
       exec::HostMatrix<Scalar> Ar(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_rows"), lr, k);
       exec::HostMatrix<Scalar> Bc(
@@ -123,21 +126,39 @@ DistValidation validate_distributed(const Communicator& comm, const Layouts& lay
       exec::HostMatrix<Scalar> ref("cuboid::dist::C_ref", lr, lc);
       for (std::int64_t l = 0; l < k; ++l)
         for (std::int64_t i = 0; i < lr; ++i)
-          Ar(i, l) =
-              Scalar(exec::element_value(seed, exec::MatrixId::A, Lc.global_row(i, prow), l));
+          Ar(i, l) = Scalar(exec::element_value(seed, exec::MatrixId::A, rows[std::size_t(i)], l));
       for (std::int64_t j = 0; j < lc; ++j)
         for (std::int64_t l = 0; l < k; ++l)
-          Bc(l, j) =
-              Scalar(exec::element_value(seed, exec::MatrixId::B, l, Lc.global_col(j, pcol)));
-      if (beta != Scalar(0)) Kokkos::deep_copy(ref, C0_local);
+          Bc(l, j) = Scalar(exec::element_value(seed, exec::MatrixId::B, l, cols[std::size_t(j)]));
+      if (beta != Scalar(0))
+        for (std::int64_t j = 0; j < lc; ++j)
+          for (std::int64_t i = 0; i < lr; ++i) ref(i, j) = C0_local(index(i, j));
       kokkos_ext::gemm(Kokkos::DefaultHostExecutionSpace(), alpha, Ar, Bc, beta, ref);
       Kokkos::DefaultHostExecutionSpace().fence();
       for (std::int64_t j = 0; j < lc; ++j)
         for (std::int64_t i = 0; i < lr; ++i) {
-          const double d = double(C_local(i, j)) - double(ref(i, j));
-          err2 += std::isfinite(double(C_local(i, j))) ? d * d
-                                                       : std::numeric_limits<double>::infinity();
+          const double v = double(C_local(index(i, j)));
+          const double d = v - double(ref(i, j));
+          err2 += std::isfinite(v) ? d * d : std::numeric_limits<double>::infinity();
         }
+    };
+    if (Lc.kind() == MatrixDist::Kind::block_cyclic) {
+      const BlockCyclic& L = Lc.block_cyclic();
+      const int prow = L.grid().row_of(me), pcol = L.grid().col_of(me);
+      std::vector<std::int64_t> rows, cols;
+      for (std::int64_t i = 0; i < L.local_rows(me); ++i) rows.push_back(L.global_row(i, prow));
+      for (std::int64_t j = 0; j < L.local_cols(me); ++j) cols.push_back(L.global_col(j, pcol));
+      const std::int64_t ld = std::max<std::int64_t>(1, L.local_rows(me));
+      check(rows, cols, [&](std::int64_t i, std::int64_t j) { return std::size_t(i + j * ld); });
+    } else {
+      Lc.for_each_owned(me, [&](const exec::Rect& u) {
+        std::vector<std::int64_t> rows, cols;
+        for (std::int64_t i = u.i0; i < u.i1; ++i) rows.push_back(i);
+        for (std::int64_t j = u.j0; j < u.j1; ++j) cols.push_back(j);
+        const std::int64_t off = Lc.offset(u.i0, u.j0), ld = Lc.ld(u.i0, u.j0);
+        check(rows, cols,
+              [&](std::int64_t i, std::int64_t j) { return std::size_t(off + i + j * ld); });
+      });
     }
     std::vector<double> sums{err2, local_sum_squares(A_local), local_sum_squares(B_local),
                              beta != Scalar(0) ? local_sum_squares(C0_local) : 0.0};
@@ -154,17 +175,17 @@ DistValidation validate_distributed(const Communicator& comm, const Layouts& lay
   return v;
 }
 
-template DistValidation validate_distributed<double>(const Communicator&, const Layouts&,
-                                                     const exec::HostMatrix<double>&,
-                                                     const exec::HostMatrix<double>&,
-                                                     const exec::HostMatrix<double>&,
-                                                     const exec::HostMatrix<double>&, double,
-                                                     double, std::uint64_t, std::int64_t, int);
-template DistValidation validate_distributed<float>(const Communicator&, const Layouts&,
-                                                    const exec::HostMatrix<float>&,
-                                                    const exec::HostMatrix<float>&,
-                                                    const exec::HostMatrix<float>&,
-                                                    const exec::HostMatrix<float>&, float, float,
+template DistValidation validate_distributed<double>(const Communicator&, const Distribution&,
+                                                     const LocalStorage<double>&,
+                                                     const LocalStorage<double>&,
+                                                     const LocalStorage<double>&,
+                                                     const LocalStorage<double>&, double, double,
+                                                     std::uint64_t, std::int64_t, int);
+template DistValidation validate_distributed<float>(const Communicator&, const Distribution&,
+                                                    const LocalStorage<float>&,
+                                                    const LocalStorage<float>&,
+                                                    const LocalStorage<float>&,
+                                                    const LocalStorage<float>&, float, float,
                                                     std::uint64_t, std::int64_t, int);
 
 }  // namespace cuboid::dist

@@ -17,15 +17,16 @@
 // elements of one row escape only if their errors cancel against random signs.
 // NaN or Inf anywhere fails it.
 //
-// Full check (m*n <= mpi.full_check_max). Each rank recomputes its own C blocks from locally
-// generated rows of A and columns of B (alpha A(I,:) B(:,J) + beta C0(I,J), one host GEMM) and
-// compares with the normwise bound of exec/validate.hpp, norms summed over ranks.
+// Full check (m*n <= mpi.full_check_max). Each rank recomputes each C unit (block or tile) it
+// owns from locally generated rows of A and columns of B (alpha A(I,:) B(:,J) + beta C0(I,J),
+// one host GEMM per unit) and compares with the normwise bound of exec/validate.hpp, norms
+// summed over ranks.
 #include <cstdint>
 #include <string>
 
 #include "dist/communicator.hpp"
-#include "dist/model.hpp"
-#include "exec/matrices.hpp"
+#include "dist/distribution.hpp"
+#include "dist/local_matrix.hpp"
 
 namespace cuboid::dist {
 
@@ -39,11 +40,11 @@ struct DistValidation {
 };
 
 template <class Scalar>
-DistValidation validate_distributed(const Communicator& comm, const Layouts& layouts,
-                                    const exec::HostMatrix<Scalar>& A_local,
-                                    const exec::HostMatrix<Scalar>& B_local,
-                                    const exec::HostMatrix<Scalar>& C0_local,
-                                    const exec::HostMatrix<Scalar>& C_local, Scalar alpha,
+DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
+                                    const LocalStorage<Scalar>& A_local,
+                                    const LocalStorage<Scalar>& B_local,
+                                    const LocalStorage<Scalar>& C0_local,
+                                    const LocalStorage<Scalar>& C_local, Scalar alpha,
                                     Scalar beta, std::uint64_t seed, std::int64_t full_check_max,
                                     int extra_additions);
 

@@ -1,0 +1,278 @@
+#include "dist/rank_partition.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "dist/strategy.hpp"
+
+namespace cuboid::dist {
+
+std::vector<std::int64_t> weighted_cuts(std::int64_t count, const std::vector<double>& weights) {
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  std::vector<std::int64_t> cuts{0};
+  double acc = 0;
+  for (std::size_t g = 0; g < weights.size(); ++g) {
+    acc += weights[g];
+    const std::int64_t c =
+        g + 1 == weights.size() || total <= 0
+            ? count
+            : std::min<std::int64_t>(count, std::llround(acc / total * double(count)));
+    cuts.push_back(std::max(c, cuts.back()));
+  }
+  return cuts;
+}
+
+namespace {
+
+using partition::TileBox;
+using partition::TileZone;
+
+// Position boundaries of the groups of an axis order whose tiles are grouped by `group(tile)`
+// into `groups` consecutive runs (ascending group, as grouped_order sorts them).
+std::vector<std::int64_t> group_cuts(const AxisOrder& a, int groups,
+                                     const std::function<int(std::int64_t)>& group) {
+  std::vector<std::int64_t> cuts(std::size_t(groups) + 1, a.size());
+  cuts[0] = 0;
+  for (int g = 1; g < groups; ++g) {
+    std::int64_t x = 0;
+    while (x < a.size() && group(a.tiles[std::size_t(x)]) < g) ++x;
+    cuts[std::size_t(g)] = x;
+  }
+  return cuts;
+}
+
+struct Candidate {
+  std::string name;
+  TileOrder order;
+  std::vector<TileZone> zones;
+};
+
+// A two-level cut of positions: `outer` axis into groups, then each group's range of the
+// `inner` axis among its members; the third axis whole. members[g] lists the ranks of group g
+// in inner order; cuts are either given (owner boundaries) or balanced by speed.
+std::vector<TileZone> two_level(const TileOrder& o, int outer_axis, int inner_axis,
+                                const std::vector<std::vector<int>>& members,
+                                const std::vector<std::int64_t>& outer_cuts,
+                                const std::vector<std::vector<std::int64_t>>& inner_cuts, int P) {
+  const std::array<std::int64_t, 3> ext{o.i.size(), o.j.size(), o.k.size()};
+  auto zones = std::vector<TileZone>(std::size_t(P));
+  for (std::size_t g = 0; g < members.size(); ++g)
+    for (std::size_t q = 0; q < members[g].size(); ++q) {
+      TileBox b{{0, 0, 0}, {ext[0], ext[1], ext[2]}};
+      b.lo[outer_axis] = outer_cuts[g], b.hi[outer_axis] = outer_cuts[g + 1];
+      b.lo[inner_axis] = inner_cuts[g][q], b.hi[inner_axis] = inner_cuts[g][q + 1];
+      if (!b.empty()) zones[std::size_t(members[g][q])].push_back(b);
+    }
+  return zones;
+}
+
+std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, int P) {
+  const ProcessGrid g = req.grid;
+  const std::int64_t t = req.tile, nb = req.block;
+  auto blk = [&](std::int64_t tile) { return (tile * t) / nb; };
+  const auto by_row = [&](std::int64_t x) { return blk(x) % g.rows; };
+  const auto by_col = [&](std::int64_t x) { return blk(x) % g.cols; };
+  TileOrder a_major{grouped_order(req.m, t, by_row), grouped_order(req.n, t, by_col),
+                    grouped_order(req.k, t,
+                                  [&](std::int64_t x) { return by_col(x) * g.rows + by_row(x); }),
+                    "rows by process row, columns by process column, inner by A's owner column"};
+  TileOrder b_major = a_major;
+  b_major.k =
+      grouped_order(req.k, t, [&](std::int64_t x) { return by_row(x) * g.cols + by_col(x); });
+  b_major.name = "rows by process row, columns by process column, inner by B's owner row";
+
+  std::vector<Candidate> out;
+  if (!req.automatic) {
+    out.push_back({std::string(partition::to_string(req.algorithm)) + " in layout order",
+                   a_major,
+                   partition_ranks(req.algorithm, req.discretization, req.speeds,
+                                   {a_major.i.size(), a_major.j.size(), a_major.k.size()})});
+    return out;
+  }
+
+  // Ranks by process row and by process column, and their speeds.
+  std::vector<std::vector<int>> rows_of(std::size_t(g.rows)), cols_of(std::size_t(g.cols));
+  for (int p = 0; p < g.rows; ++p)
+    for (int q = 0; q < g.cols; ++q) {
+      rows_of[std::size_t(p)].push_back(g.rank_of(p, q));
+      cols_of[std::size_t(q)].push_back(g.rank_of(p, q));
+    }
+  auto speeds_of = [&](const std::vector<int>& ranks) {
+    std::vector<double> w;
+    for (int r : ranks) w.push_back(req.speeds[std::size_t(r)]);
+    return w;
+  };
+  auto sums = [&](const std::vector<std::vector<int>>& groups) {
+    std::vector<double> w;
+    for (const auto& grp : groups) {
+      const auto s = speeds_of(grp);
+      w.push_back(std::accumulate(s.begin(), s.end(), 0.0));
+    }
+    return w;
+  };
+  // One structured candidate in both flavours: cuts on owner boundaries, cuts by speed.
+  auto structured = [&](const std::string& name, const TileOrder& o, int outer_axis,
+                        int inner_axis, const std::vector<std::vector<int>>& members,
+                        const std::vector<std::int64_t>& owner_outer,
+                        const std::vector<std::int64_t>& owner_inner) {
+    const AxisOrder* axes[3] = {&o.i, &o.j, &o.k};
+    std::vector<std::vector<std::int64_t>> owner_in(members.size(), owner_inner), speed_in;
+    for (const auto& grp : members)
+      speed_in.push_back(weighted_cuts(axes[inner_axis]->size(), speeds_of(grp)));
+    out.push_back({name + ", owner cuts", o,
+                   two_level(o, outer_axis, inner_axis, members, owner_outer, owner_in, P)});
+    out.push_back(
+        {name + ", speed cuts", o,
+         two_level(o, outer_axis, inner_axis, members,
+                   weighted_cuts(axes[outer_axis]->size(), sums(members)), speed_in, P)});
+  };
+  const auto i_cuts = group_cuts(a_major.i, g.rows, [&](std::int64_t x) { return int(by_row(x)); });
+  const auto j_cuts = group_cuts(a_major.j, g.cols, [&](std::int64_t x) { return int(by_col(x)); });
+  const auto ka_cuts =
+      group_cuts(a_major.k, g.cols, [&](std::int64_t x) { return int(by_col(x)); });
+  const auto kb_cuts =
+      group_cuts(b_major.k, g.rows, [&](std::int64_t x) { return int(by_row(x)); });
+  structured("process grid (C stays)", a_major, 0, 1, rows_of, i_cuts, j_cuts);
+  structured("A-stationary", a_major, 0, 2, rows_of, i_cuts, ka_cuts);
+  structured("B-stationary", b_major, 1, 2, cols_of, j_cuts, kb_cuts);
+  for (auto alg : {partition::Algorithm::nrrp3d, partition::Algorithm::grid}) try {
+      out.push_back({std::string(partition::to_string(alg)) + " in layout order", a_major,
+                     partition_ranks(alg, req.discretization, req.speeds,
+                                     {a_major.i.size(), a_major.j.size(), a_major.k.size()})});
+    } catch (const std::invalid_argument&) {
+      // Too few tiles for this algorithm: the structured candidates remain.
+    }
+  return out;
+}
+
+std::vector<Candidate> aligned_candidates(const RankPartitionRequest& req, int P) {
+  const TileOrder o = natural_order(req.m, req.n, req.k, req.tile);
+  const std::array<std::int64_t, 3> ext{o.i.size(), o.j.size(), o.k.size()};
+  std::vector<Candidate> out;
+  if (!req.automatic) {
+    out.push_back({std::string(partition::to_string(req.algorithm)), o,
+                   partition_ranks(req.algorithm, req.discretization, req.speeds, ext)});
+    return out;
+  }
+  // Every factorisation P = a b c (when each axis has enough tiles), ranks in row-major
+  // (x, y, z) order, cut along i by the speed of each slab, j by column, l by rank.
+  for (int a = 1; a <= P; ++a) {
+    if (P % a || a > ext[0]) continue;
+    for (int b = 1; b <= P / a; ++b) {
+      if ((P / a) % b || b > ext[1]) continue;
+      const int c = P / a / b;
+      if (c > ext[2]) continue;
+      auto rank = [&](int x, int y, int z) { return (x * b + y) * c + z; };
+      std::vector<double> wx(std::size_t(a), 0.0);
+      for (int x = 0; x < a; ++x)
+        for (int y = 0; y < b; ++y)
+          for (int z = 0; z < c; ++z) wx[std::size_t(x)] += req.speeds[std::size_t(rank(x, y, z))];
+      const auto cx = weighted_cuts(ext[0], wx);
+      auto zones = std::vector<TileZone>(std::size_t(P));
+      for (int x = 0; x < a; ++x) {
+        std::vector<double> wy(std::size_t(b), 0.0);
+        for (int y = 0; y < b; ++y)
+          for (int z = 0; z < c; ++z) wy[std::size_t(y)] += req.speeds[std::size_t(rank(x, y, z))];
+        const auto cy = weighted_cuts(ext[1], wy);
+        for (int y = 0; y < b; ++y) {
+          std::vector<double> wz;
+          for (int z = 0; z < c; ++z) wz.push_back(req.speeds[std::size_t(rank(x, y, z))]);
+          const auto cz = weighted_cuts(ext[2], wz);
+          for (int z = 0; z < c; ++z) {
+            const TileBox box{{cx[std::size_t(x)], cy[std::size_t(y)], cz[std::size_t(z)]},
+                              {cx[std::size_t(x) + 1], cy[std::size_t(y) + 1],
+                               cz[std::size_t(z) + 1]}};
+            if (!box.empty()) zones[std::size_t(rank(x, y, z))].push_back(box);
+          }
+        }
+      }
+      out.push_back({"grid " + std::to_string(a) + "x" + std::to_string(b) + "x" +
+                         std::to_string(c),
+                     o, std::move(zones)});
+    }
+  }
+  try {
+    out.push_back({"nrrp3d", o,
+                   partition_ranks(partition::Algorithm::nrrp3d, req.discretization, req.speeds,
+                                   ext)});
+  } catch (const std::invalid_argument&) {
+    // Too few tiles for it: the grids remain.
+  }
+  return out;
+}
+
+// A candidate must give every working rank's speed some work and idle ranks none.
+bool usable(const Candidate& c, const std::vector<double>& speeds) {
+  for (std::size_t r = 0; r < speeds.size(); ++r) {
+    double v = 0;
+    for (const auto& b : c.zones[r]) v += b.volume();
+    if ((speeds[r] > 0) != (v > 0)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RankPartition choose_rank_partition(const RankPartitionRequest& req) {
+  const int P = int(req.speeds.size());
+  if (P == 0) throw std::invalid_argument("no ranks");
+  for (std::size_t r = 0; r < req.speeds.size(); ++r)
+    if (!std::isfinite(req.speeds[r]) || req.speeds[r] < 0)
+      throw std::invalid_argument("rank " + std::to_string(r) + " has speed " +
+                                  std::to_string(req.speeds[r]) +
+                                  " (speeds must be finite and non-negative)");
+  if (std::none_of(req.speeds.begin(), req.speeds.end(), [](double s) { return s > 0; }))
+    throw std::invalid_argument("no rank has a positive speed: nobody would compute");
+
+  std::vector<Candidate> cands;
+  if (req.aligned) {
+    cands = aligned_candidates(req, P);
+  } else {
+    if (req.grid.size() != P) throw std::invalid_argument("process grid and ranks disagree");
+    cands = block_cyclic_candidates(req, P);
+  }
+
+  RankPartition best;
+  best.predicted_s = std::numeric_limits<double>::infinity();
+  double best_received = std::numeric_limits<double>::infinity();
+  const Distribution bc = req.aligned ? Distribution{}
+                                      : block_cyclic_distribution(req.m, req.n, req.k, req.block,
+                                                                  req.grid);
+  for (auto& c : cands) {
+    // Structured candidates that leave a working rank idle (or feed an idle one) are skipped;
+    // a fixed algorithm is always taken.
+    if (req.automatic && !usable(c, req.speeds)) continue;
+    Distribution d = req.aligned
+                         ? aligned_distribution(c.zones, c.order, req.m, req.n, req.k, req.tile)
+                         : bc;
+    auto traffic = model_traffic(c.zones, c.order, d);
+    const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem);
+    const auto sum = summarize(traffic, req.m, req.n, req.k);
+    best.candidates.push_back({c.name, s, sum.received_max, sum.moved_max});
+    // Ties (equal time) go to fewer bytes, then to the earlier candidate.
+    const bool better = s < best.predicted_s * (1 - 1e-9) ||
+                        (s <= best.predicted_s * (1 + 1e-9) && sum.received_max < best_received);
+    if (better) {
+      best.name = c.name;
+      best.order = c.order;
+      best.zones = std::move(c.zones);
+      best.dist = std::move(d);
+      best.traffic = std::move(traffic);
+      best.predicted_s = s;
+      best_received = sum.received_max;
+    }
+  }
+  if (best.name.empty()) throw std::invalid_argument("no candidate partition fits these ranks");
+  std::stable_sort(best.candidates.begin(), best.candidates.end(),
+                   [](const RankCandidate& x, const RankCandidate& y) {
+                     return x.predicted_s < y.predicted_s ||
+                            (x.predicted_s == y.predicted_s && x.received_max < y.received_max);
+                   });
+  return best;
+}
+
+}  // namespace cuboid::dist

@@ -1,0 +1,66 @@
+#pragma once
+// The rank level of the partition: which tiles of the cuboid each rank computes, chosen to move
+// as little as the starting layout allows. No MPI.
+//
+// Candidates are partitions in a tile order (distribution.hpp) together with the distribution
+// the data starts in; the traffic model (model.hpp) scores each, exactly, and `model_time` picks.
+// - block-cyclic start: the order groups tile rows by process row, columns by process column
+//   and inner tiles by the owner of A (or of B), so that a box is what one rank already holds.
+//   Candidates: the process grid's own decomposition (rank (p,q) computes the C it owns:
+//   pdgemm's traffic, C never moves), "A-stationary" (rank (p,q) takes its rows of A and the
+//   inner tiles whose A it owns; only B and partial C move), "B-stationary" (the transpose),
+//   each with cuts on the owners' boundaries and with cuts balanced by speed; and the
+//   partition library's algorithm in the same order.
+// - aligned start: the data is placed after the partition (every tile on a rank that uses it),
+//   so only shape matters: every factorisation P = g_i g_j g_k as a grid of boxes cut by speed,
+//   and the library's algorithm.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dist/distribution.hpp"
+#include "dist/model.hpp"
+#include "partition/strategy.hpp"
+
+namespace cuboid::dist {
+
+struct RankPartitionRequest {
+  std::int64_t m = 0, n = 0, k = 0, tile = 0;
+  std::vector<double> speeds;       // GFLOP/s per rank; 0: the rank computes nothing
+  bool aligned = false;             // mpi.layout = "aligned"; else block-cyclic on `grid`
+  ProcessGrid grid;                 // block-cyclic process grid
+  std::int64_t block = 0;           // block-cyclic block size
+  bool automatic = true;            // every candidate; else only `algorithm` (in layout order)
+  partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
+  partition::Discretization discretization = partition::Discretization::rounded;
+  double bandwidth_gbs = 10;        // the time model's receive bandwidth per rank
+  std::size_t elem = 8;             // bytes per element
+};
+
+struct RankCandidate {
+  std::string name;
+  double predicted_s = 0;   // model_time
+  double received_max = 0;  // elements, the most any rank receives
+  double moved_max = 0;     // elements
+};
+
+struct RankPartition {
+  std::string name;  // the candidate chosen
+  TileOrder order;
+  std::vector<partition::TileZone> zones;  // one per rank, in positions of `order`
+  Distribution dist;                       // where the data starts
+  std::vector<RankTraffic> traffic;        // the model's figures (elements)
+  double predicted_s = 0;
+  std::vector<RankCandidate> candidates;   // every candidate scored, best first
+};
+
+// Throws std::invalid_argument on speeds that are negative or not finite, when no rank has a
+// positive speed, or when no candidate can be built (more working ranks than tile tasks).
+RankPartition choose_rank_partition(const RankPartitionRequest& req);
+
+// Integer cuts of `count` positions into parts proportional to `weights` (cumulative rounding,
+// so parts differ from their share by less than one and zero weights get nothing).
+std::vector<std::int64_t> weighted_cuts(std::int64_t count, const std::vector<double>& weights);
+
+}  // namespace cuboid::dist
