@@ -36,7 +36,9 @@ Stats stats_of(const std::vector<double>& v) {
   return s;
 }
 
-nlohmann::json to_json(const Stats& s) { return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}}; }
+nlohmann::json to_json(const Stats& s) {
+  return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
+}
 
 dist::DistSettings settings_of(const deck::Deck& d) {
   const auto& pr = d.problem;
@@ -157,10 +159,11 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
   report::print_summary(std::cout, rec);
   const int idle = int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0));
   const std::string layout =
-      s.aligned ? "aligned (each tile starts on a rank whose zone uses it)"
-                : fmt::format("block-cyclic {} grid, blocks of {} (ScaLAPACK DESC_C on rank 0: [{}])",
-                              dist::describe(rp.dist.grid), rp.dist.c.block_cyclic().row_block(),
-                              fmt::join(rp.dist.c.block_cyclic().descriptor(0), ","));
+      s.aligned
+          ? "aligned (each tile starts on a rank whose zone uses it)"
+          : fmt::format("block-cyclic {} grid, blocks of {} (ScaLAPACK DESC_C on rank 0: [{}])",
+                        dist::describe(rp.dist.grid), rp.dist.c.block_cyclic().row_block(),
+                        fmt::join(rp.dist.c.block_cyclic().descriptor(0), ","));
   std::cout << fmt::format("mpi        {} ranks, {}; {} rank(s) without work\n", P, layout, idle);
   std::cout << fmt::format(
       "rank part. {} ({}): model {:.4g} s, most received {:.4g} B{}\n", rp.name,
@@ -171,9 +174,10 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
     std::cout << fmt::format("           runner-up {}: model {:.4g} s, most received {:.4g} B\n",
                              rp.candidates[c].name, rp.candidates[c].predicted_s,
                              rp.candidates[c].received_max * elem);
-  std::cout << fmt::format("{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n",
-                           "rank", "GFLOP/s", "target", "share", "pieces", "exch s", "comp s",
-                           "red s", "recv (MPI)", "model", "sent", "peak RSS");
+  std::cout << fmt::format(
+      "{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "rank",
+      "GFLOP/s", "target", "share", "pieces", "exch s", "comp s", "red s", "recv (MPI)", "model",
+      "sent", "peak RSS");
   for (int r = 0; r < P; ++r) {
     const auto& j = ranks[std::size_t(r)];
     const auto& b = j["bytes"];
@@ -212,8 +216,8 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
   j["ranks"] = ranks;
   j["phases"] = phases;
   nlohmann::json bytes;
-  for (const char* key : {"a_sent", "a_recv", "b_sent", "b_recv", "c_sent", "c_recv", "recv_mpi",
-                          "model_recv"})
+  for (const char* key :
+       {"a_sent", "a_recv", "b_sent", "b_recv", "c_sent", "c_recv", "recv_mpi", "model_recv"})
     bytes[key] = to_json(stats_of(column("bytes", key)));
   j["bytes"] = bytes;
   j["communication"] = dist::communication_json(msum, model_sum, std::size_t(elem));
@@ -224,13 +228,11 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
                      {"model_s", c.predicted_s},
                      {"received_max_bytes", c.received_max * elem},
                      {"moved_max_bytes", c.moved_max * elem}});
-  j["rank_partition"] = {{"chosen", rp.name},
-                         {"automatic", s.automatic},
-                         {"model_s", rp.predicted_s},
-                         {"received_max_bytes", model_sum.received_max * elem},
-                         {"tile_order", rp.order.name},
-                         {"bandwidth_gbs", s.bandwidth_gbs},
-                         {"candidates", cands}};
+  j["rank_partition"] = {
+      {"chosen", rp.name},           {"automatic", s.automatic},
+      {"model_s", rp.predicted_s},   {"received_max_bytes", model_sum.received_max * elem},
+      {"tile_order", rp.order.name}, {"bandwidth_gbs", s.bandwidth_gbs},
+      {"candidates", cands}};
   j["mpi"] = {{"ranks", P},
               {"layout", s.aligned ? "aligned" : "block-cyclic"},
               {"idle_ranks", idle},

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
-#include <cmath>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "util/error.hpp"

@@ -50,8 +50,8 @@ struct Mpi {
   std::int64_t block = 0;  // block-cyclic block size; 0: the tile size
   std::vector<double> rank_speeds;  // speed factor per rank (scales each rank's measured speed)
   std::int64_t full_check_max = 1 << 22;  // element-wise check when m*n is at most this
-  bool aligned = false;         // "aligned": data starts where the zones use it; else block-cyclic
-  double bandwidth_gbs = 10;    // the traffic model's receive bandwidth per rank (GB/s)
+  bool aligned = false;       // "aligned": data starts where the zones use it; else block-cyclic
+  double bandwidth_gbs = 10;  // the traffic model's receive bandwidth per rank (GB/s)
 };
 
 struct Deck {

@@ -98,16 +98,14 @@ std::int64_t MatrixDist::local_size(int rank) const {
 }
 
 std::int64_t MatrixDist::offset(std::int64_t gi, std::int64_t gj) const {
-  if (kind_ == Kind::block_cyclic)
-    return bc_.local_row(gi) + bc_.local_col(gj) * ld(gi, gj);
+  if (kind_ == Kind::block_cyclic) return bc_.local_row(gi) + bc_.local_col(gj) * ld(gi, gj);
   const std::int64_t ti = gi / tile_, tj = gj / tile_;
   return tile_offset_[std::size_t(ti + tj * row_tiles_)] + (gi - ti * tile_) +
          (gj - tj * tile_) * ld(gi, gj);
 }
 
 std::int64_t MatrixDist::ld(std::int64_t gi, std::int64_t gj) const {
-  if (kind_ == Kind::block_cyclic)
-    return std::max<std::int64_t>(1, bc_.local_rows(owner(gi, gj)));
+  if (kind_ == Kind::block_cyclic) return std::max<std::int64_t>(1, bc_.local_rows(owner(gi, gj)));
   const std::int64_t ti = gi / tile_;
   return std::min(rows_, (ti + 1) * tile_) - ti * tile_;
 }
@@ -170,8 +168,8 @@ Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
         if (b.empty()) continue;
         for (std::int64_t y = b.lo[ax_c]; y < b.hi[ax_c]; ++y)
           for (std::int64_t x = b.lo[ax_r]; x < b.hi[ax_r]; ++x) {
-            auto& u = users[std::size_t(rows.tiles[std::size_t(x)] +
-                                        cols.tiles[std::size_t(y)] * R)];
+            auto& u =
+                users[std::size_t(rows.tiles[std::size_t(x)] + cols.tiles[std::size_t(y)] * R)];
             if (u.empty() || u.back() != r) u.push_back(r);
           }
       }

@@ -24,13 +24,14 @@ exec::Rect b_tile(const TileOrder& o, std::int64_t y, std::int64_t x) {
 }
 
 // True when `rank` owns every element of the box's A and B.
-bool owns_inputs(const TileOrder& o, const Distribution& d, const partition::TileBox& b,
-                 int rank) {
+bool owns_inputs(const TileOrder& o, const Distribution& d, const partition::TileBox& b, int rank) {
   bool all = true;
   auto mine = [&](const exec::Rect&, int owner) { all = all && owner == rank; };
   for (std::int64_t y = b.lo[2]; y < b.hi[2] && all; ++y) {
-    for (std::int64_t x = b.lo[0]; x < b.hi[0] && all; ++x) d.a.for_each_piece(a_tile(o, x, y), mine);
-    for (std::int64_t x = b.lo[1]; x < b.hi[1] && all; ++x) d.b.for_each_piece(b_tile(o, y, x), mine);
+    for (std::int64_t x = b.lo[0]; x < b.hi[0] && all; ++x)
+      d.a.for_each_piece(a_tile(o, x, y), mine);
+    for (std::int64_t x = b.lo[1]; x < b.hi[1] && all; ++x)
+      d.b.for_each_piece(b_tile(o, y, x), mine);
   }
   return all;
 }
@@ -124,11 +125,13 @@ Exchange<Scalar>::Exchange(const Communicator& comm, const std::vector<partition
                        is_whole_local_axis(o.j, b.lo[1], b.hi[1], Lb.col_block(), pc, g.cols);
     }
     if (box_panels_.size() == 1) {
-      const auto it = std::find_if(my_zone.begin(), my_zone.end(), [](auto& b) { return !b.empty(); });
+      const auto it =
+          std::find_if(my_zone.begin(), my_zone.end(), [](auto& b) { return !b.empty(); });
       bool alone = true;
       for (int d = 0; d < P; ++d)
         if (d != me)
-          for (const auto& b : zones[std::size_t(d)]) alone = alone && (b.empty() || !overlaps_ij(b, *it));
+          for (const auto& b : zones[std::size_t(d)])
+            alone = alone && (b.empty() || !overlaps_ij(b, *it));
       c_in_place_ = alone &&
                     is_whole_local_axis(o.i, it->lo[0], it->hi[0], Lc.row_block(), pr, g.rows) &&
                     is_whole_local_axis(o.j, it->lo[1], it->hi[1], Lc.col_block(), pc, g.cols);

@@ -123,12 +123,12 @@ std::vector<RankTraffic> model_traffic(const std::vector<partition::TileZone>& z
       t[r].flops += 2.0 * double(c.rows()) * double(c.cols()) * double(a_panel(order, b).cols());
     }
     const int ri = int(r);
-    charge(disjoint_union(pa), ca, order.i, order.k, ri, t, &RankTraffic::a_in,
-           &RankTraffic::a_out, &RankTraffic::a_foot);
-    charge(disjoint_union(pb), cb, order.k, order.j, ri, t, &RankTraffic::b_in,
-           &RankTraffic::b_out, &RankTraffic::b_foot);
-    charge(disjoint_union(pc), cc, order.i, order.j, ri, t, &RankTraffic::c_out,
-           &RankTraffic::c_in, &RankTraffic::c_foot);
+    charge(disjoint_union(pa), ca, order.i, order.k, ri, t, &RankTraffic::a_in, &RankTraffic::a_out,
+           &RankTraffic::a_foot);
+    charge(disjoint_union(pb), cb, order.k, order.j, ri, t, &RankTraffic::b_in, &RankTraffic::b_out,
+           &RankTraffic::b_foot);
+    charge(disjoint_union(pc), cc, order.i, order.j, ri, t, &RankTraffic::c_out, &RankTraffic::c_in,
+           &RankTraffic::c_foot);
   }
   return t;
 }

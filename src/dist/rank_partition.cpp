@@ -76,10 +76,10 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
   auto blk = [&](std::int64_t tile) { return (tile * t) / nb; };
   const auto by_row = [&](std::int64_t x) { return blk(x) % g.rows; };
   const auto by_col = [&](std::int64_t x) { return blk(x) % g.cols; };
-  TileOrder a_major{grouped_order(req.m, t, by_row), grouped_order(req.n, t, by_col),
-                    grouped_order(req.k, t,
-                                  [&](std::int64_t x) { return by_col(x) * g.rows + by_row(x); }),
-                    "rows by process row, columns by process column, inner by A's owner column"};
+  TileOrder a_major{
+      grouped_order(req.m, t, by_row), grouped_order(req.n, t, by_col),
+      grouped_order(req.k, t, [&](std::int64_t x) { return by_col(x) * g.rows + by_row(x); }),
+      "rows by process row, columns by process column, inner by A's owner column"};
   TileOrder b_major = a_major;
   b_major.k =
       grouped_order(req.k, t, [&](std::int64_t x) { return by_row(x) * g.cols + by_col(x); });
@@ -87,8 +87,7 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
 
   std::vector<Candidate> out;
   if (!req.automatic) {
-    out.push_back({std::string(partition::to_string(req.algorithm)) + " in layout order",
-                   a_major,
+    out.push_back({std::string(partition::to_string(req.algorithm)) + " in layout order", a_major,
                    partition_ranks(req.algorithm, req.discretization, req.speeds,
                                    {a_major.i.size(), a_major.j.size(), a_major.k.size()})});
     return out;
@@ -115,8 +114,8 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
     return w;
   };
   // One structured candidate in both flavours: cuts on owner boundaries, cuts by speed.
-  auto structured = [&](const std::string& name, const TileOrder& o, int outer_axis,
-                        int inner_axis, const std::vector<std::vector<int>>& members,
+  auto structured = [&](const std::string& name, const TileOrder& o, int outer_axis, int inner_axis,
+                        const std::vector<std::vector<int>>& members,
                         const std::vector<std::int64_t>& owner_outer,
                         const std::vector<std::int64_t>& owner_inner) {
     const AxisOrder* axes[3] = {&o.i, &o.j, &o.k};
@@ -125,10 +124,9 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
       speed_in.push_back(weighted_cuts(axes[inner_axis]->size(), speeds_of(grp)));
     out.push_back({name + ", owner cuts", o,
                    two_level(o, outer_axis, inner_axis, members, owner_outer, owner_in, P)});
-    out.push_back(
-        {name + ", speed cuts", o,
-         two_level(o, outer_axis, inner_axis, members,
-                   weighted_cuts(axes[outer_axis]->size(), sums(members)), speed_in, P)});
+    out.push_back({name + ", speed cuts", o,
+                   two_level(o, outer_axis, inner_axis, members,
+                             weighted_cuts(axes[outer_axis]->size(), sums(members)), speed_in, P)});
   };
   const auto i_cuts = group_cuts(a_major.i, g.rows, [&](std::int64_t x) { return int(by_row(x)); });
   const auto j_cuts = group_cuts(a_major.j, g.cols, [&](std::int64_t x) { return int(by_col(x)); });
@@ -183,22 +181,22 @@ std::vector<Candidate> aligned_candidates(const RankPartitionRequest& req, int P
           for (int z = 0; z < c; ++z) wz.push_back(req.speeds[std::size_t(rank(x, y, z))]);
           const auto cz = weighted_cuts(ext[2], wz);
           for (int z = 0; z < c; ++z) {
-            const TileBox box{{cx[std::size_t(x)], cy[std::size_t(y)], cz[std::size_t(z)]},
-                              {cx[std::size_t(x) + 1], cy[std::size_t(y) + 1],
-                               cz[std::size_t(z) + 1]}};
+            const TileBox box{
+                {cx[std::size_t(x)], cy[std::size_t(y)], cz[std::size_t(z)]},
+                {cx[std::size_t(x) + 1], cy[std::size_t(y) + 1], cz[std::size_t(z) + 1]}};
             if (!box.empty()) zones[std::size_t(rank(x, y, z))].push_back(box);
           }
         }
       }
-      out.push_back({"grid " + std::to_string(a) + "x" + std::to_string(b) + "x" +
-                         std::to_string(c),
-                     o, std::move(zones)});
+      out.push_back(
+          {"grid " + std::to_string(a) + "x" + std::to_string(b) + "x" + std::to_string(c), o,
+           std::move(zones)});
     }
   }
   try {
-    out.push_back({"nrrp3d", o,
-                   partition_ranks(partition::Algorithm::nrrp3d, req.discretization, req.speeds,
-                                   ext)});
+    out.push_back(
+        {"nrrp3d", o,
+         partition_ranks(partition::Algorithm::nrrp3d, req.discretization, req.speeds, ext)});
   } catch (const std::invalid_argument&) {
     // Too few tiles for it: the grids remain.
   }
@@ -239,16 +237,15 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   RankPartition best;
   best.predicted_s = std::numeric_limits<double>::infinity();
   double best_received = std::numeric_limits<double>::infinity();
-  const Distribution bc = req.aligned ? Distribution{}
-                                      : block_cyclic_distribution(req.m, req.n, req.k, req.block,
-                                                                  req.grid);
+  const Distribution bc = req.aligned
+                              ? Distribution{}
+                              : block_cyclic_distribution(req.m, req.n, req.k, req.block, req.grid);
   for (auto& c : cands) {
     // Structured candidates that leave a working rank idle (or feed an idle one) are skipped;
     // a fixed algorithm is always taken.
     if (req.automatic && !usable(c, req.speeds)) continue;
-    Distribution d = req.aligned
-                         ? aligned_distribution(c.zones, c.order, req.m, req.n, req.k, req.tile)
-                         : bc;
+    Distribution d =
+        req.aligned ? aligned_distribution(c.zones, c.order, req.m, req.n, req.k, req.tile) : bc;
     auto traffic = model_traffic(c.zones, c.order, d);
     const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem);
     const auto sum = summarize(traffic, req.m, req.n, req.k);

@@ -27,15 +27,15 @@ namespace cuboid::dist {
 
 struct RankPartitionRequest {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
-  std::vector<double> speeds;       // GFLOP/s per rank; 0: the rank computes nothing
-  bool aligned = false;             // mpi.layout = "aligned"; else block-cyclic on `grid`
-  ProcessGrid grid;                 // block-cyclic process grid
-  std::int64_t block = 0;           // block-cyclic block size
-  bool automatic = true;            // every candidate; else only `algorithm` (in layout order)
+  std::vector<double> speeds;  // GFLOP/s per rank; 0: the rank computes nothing
+  bool aligned = false;        // mpi.layout = "aligned"; else block-cyclic on `grid`
+  ProcessGrid grid;            // block-cyclic process grid
+  std::int64_t block = 0;      // block-cyclic block size
+  bool automatic = true;       // every candidate; else only `algorithm` (in layout order)
   partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
   partition::Discretization discretization = partition::Discretization::rounded;
-  double bandwidth_gbs = 10;        // the time model's receive bandwidth per rank
-  std::size_t elem = 8;             // bytes per element
+  double bandwidth_gbs = 10;  // the time model's receive bandwidth per rank
+  std::size_t elem = 8;       // bytes per element
 };
 
 struct RankCandidate {
@@ -52,7 +52,7 @@ struct RankPartition {
   Distribution dist;                       // where the data starts
   std::vector<RankTraffic> traffic;        // the model's figures (elements)
   double predicted_s = 0;
-  std::vector<RankCandidate> candidates;   // every candidate scored, best first
+  std::vector<RankCandidate> candidates;  // every candidate scored, best first
 };
 
 // Throws std::invalid_argument on speeds that are negative or not finite, when no rank has a

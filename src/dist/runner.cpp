@@ -46,7 +46,8 @@ std::vector<std::int64_t> serialize(const RankPartition& p) {
   v.push_back(std::int64_t(p.zones.size()));
   for (const auto& z : p.zones) {
     v.push_back(std::int64_t(z.size()));
-    for (const auto& b : z) v.insert(v.end(), {b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]});
+    for (const auto& b : z)
+      v.insert(v.end(), {b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]});
   }
   return v;
 }
@@ -57,12 +58,14 @@ void deserialize(const std::vector<std::int64_t>& v, const DistSettings& s, Rank
   AxisOrder* axes[3] = {&p.order.i, &p.order.j, &p.order.k};
   for (int d = 0; d < 3; ++d) {
     const std::int64_t n = v[at++];
-    std::vector<std::int64_t> tiles(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(at + std::size_t(n)));
+    std::vector<std::int64_t> tiles(v.begin() + std::ptrdiff_t(at),
+                                    v.begin() + std::ptrdiff_t(at + std::size_t(n)));
     at += std::size_t(n);
     // Rebuild through grouped_order with the permutation's rank as the key.
     std::vector<std::int64_t> rank_of(tiles.size());
     for (std::size_t x = 0; x < tiles.size(); ++x) rank_of[std::size_t(tiles[x])] = std::int64_t(x);
-    *axes[d] = grouped_order(extents[d], s.tile, [&](std::int64_t t) { return rank_of[std::size_t(t)]; });
+    *axes[d] =
+        grouped_order(extents[d], s.tile, [&](std::int64_t t) { return rank_of[std::size_t(t)]; });
   }
   p.zones.assign(std::size_t(v[at++]), {});
   for (auto& z : p.zones) {
@@ -110,10 +113,9 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
     if (!s.aligned && !s.grid.empty()) {
       grid = ProcessGrid{s.grid[0], s.grid[1]};
       if (grid.size() != P)
-        throw KeyedError("mpi.grid", "mpi.grid " + describe(grid) + " has " +
-                                         std::to_string(grid.size()) +
-                                         " processes but the job has " + std::to_string(P) +
-                                         " ranks");
+        throw KeyedError("mpi.grid",
+                         "mpi.grid " + describe(grid) + " has " + std::to_string(grid.size()) +
+                             " processes but the job has " + std::to_string(P) + " ranks");
     }
   } catch (const KeyedError& e) {
     failure = keyed(e);
@@ -256,15 +258,18 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
         const Piece& piece = ex->pieces()[p];
         const exec::Rect c = c_panel(rp.order, piece.box), a = ex->a_panel_of(int(p));
         // Panels live in two reusable buffers unless the local array is the panel.
-        const Matrix Ap = ex->a_in_place(int(p)) ? A_array : Matrix(a_panel.data(), c.rows(), a.cols());
-        const Matrix Bp = ex->b_in_place(int(p)) ? B_array : Matrix(b_panel.data(), a.cols(), c.cols());
+        const Matrix Ap =
+            ex->a_in_place(int(p)) ? A_array : Matrix(a_panel.data(), c.rows(), a.cols());
+        const Matrix Bp =
+            ex->b_in_place(int(p)) ? B_array : Matrix(b_panel.data(), a.cols(), c.cols());
         const Matrix Cp = ex->c_in_place() ? C_array : box_c[std::size_t(piece.box_index)];
         sw.restart();
         ex->inputs_for(int(p), A, B, Ap, Bp);
         rep.phases.exchange += sw.seconds();
         sw.restart();
-        const Scalar piece_beta =
-            !piece.first_of_box ? Scalar(1) : ex->c_in_place() ? beta : Scalar(0);
+        const Scalar piece_beta = !piece.first_of_box ? Scalar(1)
+                                  : ex->c_in_place()  ? beta
+                                                      : Scalar(0);
         auto result = engine->run(plans[p], Ap, Bp, Cp, alpha, piece_beta, [&] { ex->progress(); });
         rep.phases.compute += sw.seconds();
         for (std::size_t q = 0; q < result.workers.size(); ++q) {
@@ -316,10 +321,10 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
   for (const auto& b : rp.zones[std::size_t(me)]) tasks += b.volume();
   // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
   // buffers (every receive is posted at once), the engine's buffers.
-  double data_bytes = double(A.size() + B.size() + C0.size() + C.size() + a_panel.size() +
-                             b_panel.size()) * elem + engine->reserved_bytes() +
-                      ex->carry_peak_bytes() + tr.a_recv + tr.b_recv + tr.c_recv + tr.a_sent +
-                      tr.b_sent + tr.c_sent;
+  double data_bytes =
+      double(A.size() + B.size() + C0.size() + C.size() + a_panel.size() + b_panel.size()) * elem +
+      engine->reserved_bytes() + ex->carry_peak_bytes() + tr.a_recv + tr.b_recv + tr.c_recv +
+      tr.a_sent + tr.b_sent + tr.c_sent;
   for (const auto& b : box_c) data_bytes += double(b.size()) * elem;
   nlohmann::json mine = {
       {"rank", me},
@@ -377,9 +382,9 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
   return out;
 }
 
-template DistOutcome run_distributed<double>(
-    const DistSettings&, const Communicator&, RankResources<double>&,
-    const std::function<std::string(const std::string&)>&);
+template DistOutcome run_distributed<double>(const DistSettings&, const Communicator&,
+                                             RankResources<double>&,
+                                             const std::function<std::string(const std::string&)>&);
 template DistOutcome run_distributed<float>(const DistSettings&, const Communicator&,
                                             RankResources<float>&,
                                             const std::function<std::string(const std::string&)>&);

@@ -63,7 +63,8 @@ struct RankResources {
 
 // Input errors name a deck key; the app turns it into "file:line:column: key".
 struct KeyedError : std::invalid_argument {
-  KeyedError(std::string k, const std::string& msg) : std::invalid_argument(msg), key(std::move(k)) {}
+  KeyedError(std::string k, const std::string& msg)
+      : std::invalid_argument(msg), key(std::move(k)) {}
   std::string key;
 };
 

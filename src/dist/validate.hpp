@@ -44,8 +44,8 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const LocalStorage<Scalar>& A_local,
                                     const LocalStorage<Scalar>& B_local,
                                     const LocalStorage<Scalar>& C0_local,
-                                    const LocalStorage<Scalar>& C_local, Scalar alpha,
-                                    Scalar beta, std::uint64_t seed, std::int64_t full_check_max,
+                                    const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
+                                    std::uint64_t seed, std::int64_t full_check_max,
                                     int extra_additions);
 
 }  // namespace cuboid::dist

@@ -13,6 +13,9 @@ def main():
     ap.add_argument("--idle", type=int, default=0, help="ranks expected to have no work")
     ap.add_argument("--max-ratio", type=float, help="bytes_per_rank_max / lower bound at most this")
     ap.add_argument("--full", action="store_true", help="the element-wise check must have run")
+    ap.add_argument("--chosen", help="the rank partition must be this candidate (prefix)")
+    ap.add_argument("--layout", choices=["block-cyclic", "aligned"], default="block-cyclic")
+    ap.add_argument("--in-place", action="store_true", help="every rank writes C in place")
     ap.add_argument("--proportional", action="store_true",
                     help="each rank's tasks match its speed share to one tile column")
     a = ap.parse_args()
@@ -40,6 +43,21 @@ def main():
         sent = sum(r["bytes"][f"{cat}_sent"] for r in ranks)
         recv = sum(r["bytes"][f"{cat}_recv"] for r in ranks)
         expect(sent == recv, f"{cat.upper()}: {sent} bytes sent but {recv} received")
+    # What MPI delivered (MPI_Get_count of every receive) is what the exchange counted and what
+    # the model predicted, rank by rank.
+    for r in ranks:
+        b = r["bytes"]
+        counted = b["a_recv"] + b["b_recv"] + b["c_recv"]
+        expect(b["recv_mpi"] == counted == b["model_recv"],
+               f"rank {r['rank']}: MPI delivered {b['recv_mpi']} B, counted {counted}, model {b['model_recv']}")
+    expect(c["model_agrees_with_mpi"], "the record says MPI and the model disagree")
+    expect(j["mpi"]["layout"] == a.layout, f"layout {j['mpi']['layout']}, expected {a.layout}")
+    rp = j["rank_partition"]
+    expect(rp["chosen"] == rp["candidates"][0]["name"], "the chosen candidate is not the best scored")
+    if a.chosen:
+        expect(rp["chosen"].startswith(a.chosen), f"chose {rp['chosen']}, expected {a.chosen}")
+    if a.in_place:
+        expect(all(r["in_place"]["c"] for r in ranks), "some rank did not write C in place")
     expect(c["bytes_per_rank_max"] <= c["footprint_bytes_per_rank_max"] + 1e-9,
            "a rank moved more than its zone touches")
     expect(c["lower_bound_bytes_per_rank"] > 0, "no lower bound")
