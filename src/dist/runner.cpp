@@ -16,6 +16,7 @@
 #include "exec/engine.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "partition/metrics.hpp"
+#include "report/kokkos_facts.hpp"
 #include "report/run_report.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -294,6 +295,7 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
                                   {"flops", w.flops},
                                   {"steps", w.steps}});
   }
+  mine["environment"] = report::to_json(report::this_process());
   const auto gathered = comm.gather(mine.dump(), 0);
   if (!root)
     return val.passed || !d.run.validate
@@ -379,9 +381,7 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
       rec.processors.push_back(q);
     }
   }
-  rec.build = "Kokkos " + kokkos_ext::kokkos_version_string() + " (" +
-              Kokkos::DefaultExecutionSpace::name() + "), MPI " + std::to_string(P) + " ranks";
-  rec.host = hostname();
+  report::describe_process(rec);
   rec.validation_performed = d.run.validate;
   rec.validation_passed = val.passed;
   rec.validation_error = val.error;
@@ -446,6 +446,8 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
   if (val.full_performed)
     j["validation"]["full"] = {
         {"passed", val.full_passed}, {"error", val.full_error}, {"bound", val.full_bound}};
+
+  report::add_execution(j);  // ranks, nodes, hosts, threads from the ranks' entries
 
   if (d.run.validate && !val.passed) {
     std::cerr << fmt::format(
