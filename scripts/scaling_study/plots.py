@@ -2,13 +2,15 @@
 bytes per rank against the number of ranks, measured and modelled, one colour per series. Used by
 `collect` (measured records) and `simulate` (the model alone)."""
 import math
+import textwrap
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator, ScalarFormatter  # noqa: E402
+from matplotlib.ticker import (EngFormatter, FixedLocator, FuncFormatter, LogLocator, NullFormatter,  # noqa: E402
+                               NullLocator, ScalarFormatter)
 
 COLORS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#a6761d", "#e6ab02", "#666666"]
 STYLES = {
@@ -30,10 +32,18 @@ def _wide(values):
     return bool(vals) and max(vals) / min(vals) > 10
 
 
+def _log_axis(ax, formatter=None):
+    """Log y axis labelled at 1, 2 and 5 times powers of ten, plain numbers (or `formatter`)."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(formatter or FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def _log_if_wide(ax, values):
     """Log scale where the positive values span more than a decade, linear from 0 otherwise."""
     if _wide(values):
-        ax.set_yscale("log")
+        _log_axis(ax)
     else:
         ax.set_ylim(bottom=0, top=max([v for v in values if v] + [1e-300]) * 1.1)
 
@@ -56,6 +66,18 @@ def _ranks_axis(ax, ranks):
 def _plot(ax, pts, color, style, **kw):
     if pts:
         ax.plot([p for p, _ in pts], [v for _, v in pts], color=color, **STYLES[style], **kw)
+
+
+def _shrink_png(path):
+    """A palette of 256 colours: a third of the bytes for flat-coloured plots (PIL comes with
+    matplotlib; without it the file stays as saved)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as im:
+        q = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    q.save(path, optimize=True)
 
 
 def scaling_figure(series, references, title, path_base, formats=("png",), kind="strong", notes=()):
@@ -127,10 +149,10 @@ def scaling_figure(series, references, title, path_base, formats=("png",), kind=
     _log_if_wide(ax_t, all_t)
     _log_if_wide(ax_g, all_g)
     if bytes_log:
-        ax_b.set_yscale("log")
+        _log_axis(ax_b, EngFormatter(unit="B"))
     else:
         _log_if_wide(ax_b, all_b)
-    ax_b.yaxis.set_major_formatter(EngFormatter(unit="B"))
+        ax_b.yaxis.set_major_formatter(EngFormatter(unit="B"))
     effs = [p.get(k) or 0 for pts in series.values() for p in pts for k in ("efficiency", "model_efficiency")]
     ax_e.set_ylim(0, max([1.15] + effs) * 1.05)
     if bytes_log and any(p["P"] == 1 for pts in series.values() for p in pts):
@@ -153,17 +175,19 @@ def scaling_figure(series, references, title, path_base, formats=("png",), kind=
     n_rows = math.ceil(len(handles) / ncol)
     fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=9, frameon=False,
                bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle("\n".join(textwrap.wrap(title, 110)), fontsize=11)
     legend_h = 0.03 * n_rows + 0.01
     if notes:
         fig.text(0.5, legend_h + 0.005, "\n".join(notes), ha="center", va="bottom", fontsize=8, color="#444444")
-    fig.tight_layout(rect=(0, legend_h + 0.022 * len(notes) + 0.01, 1, 0.965))
+    fig.tight_layout(rect=(0, legend_h + 0.022 * len(notes) + 0.01, 1, 0.965 if len(title) <= 110 else 0.94))
     written = []
     for fmt in formats:
         path = f"{path_base}.{fmt}"
         # No dates or versions in the files: the same records give the same plots.
         meta = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None} if fmt == "svg" else None
         fig.savefig(path, dpi=110 if fmt == "png" else None, metadata=meta)
+        if fmt == "png":
+            _shrink_png(path)
         written.append(path)
     plt.close(fig)
     return written

@@ -17,11 +17,12 @@ def write_csv(path, rows, first=()):
 
 
 def human_bytes(b):
+    """Decimal units, as the plots' axes: 8388608 -> "8.39 MB"."""
     if b is None:
         return "n/a"
     if b == 0:
         return "0"
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if b >= size:
             return f"{b / size:.3g} {unit}"
     return f"{b:.0f} B"

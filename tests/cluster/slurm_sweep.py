@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """A scaling study through a real SLURM, end to end (issue 14).
 
-Starts munge and SLURM from Debian's packages (slurm-wlm, munge) with a private configuration:
-controller and one node on this machine, state, sockets and logs in a temporary folder, ports
-picked free. Then `scripts/scaling-study plan` writes a strong sweep (srun inside the batch
-script) and a weak sweep (mpirun inside the batch script) at P = 1, 2; their job scripts are
-submitted with sbatch and waited for; `scripts/scaling-study collect` turns the records into
-tables and plots, and both are checked against what was asked and against figures worked out by
-hand. The daemons and every process they started are stopped at the end, pass or fail.
+Starts munge and SLURM from Debian's packages (slurm-wlm, munge) with a private configuration
+(scripts/scaling_study/local_slurm.py: controller and one node on this machine, state, sockets
+and logs in a temporary folder, ports picked free). Then `scripts/scaling-study plan` writes a
+strong sweep (srun inside the batch script) and a weak sweep (mpirun inside the batch script) at
+P = 1, 2; their job scripts are submitted with sbatch and waited for; `scripts/scaling-study
+collect` turns the records into tables and plots, and both are checked against what was asked
+and against figures worked out by hand. The daemons and every process they started are stopped
+at the end, pass or fail (they also die with this script if it is killed).
 
 Exit status 77 (ctest SKIP_RETURN_CODE) when SLURM cannot run here: not root, packages missing,
 or the daemons do not start; the reason is printed. CUBOID_REQUIRE_SLURM=1 turns a skip into a
-failure (.ci/run sets it, so CI cannot silently skip).
+failure (for CI, where the test must not skip).
 
   slurm_sweep.py --source ROOT --cuboid BUILD/bin/cuboid --work BUILD/tests/cluster/sweep
 """
@@ -26,33 +27,13 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 SKIP = 77
-NODE = "cuboid-node"
-PARTITION = "cuboid"
-MARK = "CUBOID_SLURM_TEST"  # in the environment of every process this test starts, to stop them
-DAEMONS = ("munged", "slurmctld", "slurmd", "slurmstepd")
-CLIENTS = ("sbatch", "squeue", "sinfo", "scontrol", "scancel", "srun", "mpirun")
-
-
-class Skip(Exception):
-    pass
 
 
 def log(msg):
     print(f"slurm_sweep: {msg}", flush=True)
-
-
-def which(name):
-    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin:/usr/bin")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def tail(path, lines=15):
@@ -61,135 +42,6 @@ def tail(path, lines=15):
             return "".join(f.readlines()[-lines:])
     except OSError:
         return "(no log)\n"
-
-
-class Cluster:
-    """munged, slurmctld and slurmd, all private to `root`."""
-
-    def __init__(self, root):
-        self.root = root
-        self.conf = os.path.join(root, "slurm.conf")
-        self.procs = []
-        self.env = dict(os.environ, SLURM_CONF=self.conf, **{MARK: root})
-
-    def path(self, *p):
-        return os.path.join(self.root, *p)
-
-    def start(self):
-        for d in ("state", "spool", "log"):
-            os.makedirs(self.path(d))
-        key = self.path("munge.key")
-        with open(key, "wb") as f:
-            f.write(os.urandom(1024))
-        os.chmod(key, 0o400)
-        sock = self.path("munge.sock")
-        r = subprocess.run([which("munged"), "--force", f"--key-file={key}", f"--socket={sock}",
-                            f"--pid-file={self.path('munged.pid')}", f"--log-file={self.path('log', 'munged.log')}",
-                            f"--seed-file={self.path('munged.seed')}"], env=self.env, capture_output=True, text=True,
-                           timeout=30)
-        if r.returncode != 0:
-            raise Skip(f"munged does not start: {r.stderr.strip()}\n{tail(self.path('log', 'munged.log'))}")
-        cpus = max(2, os.cpu_count() or 2)
-        with open(self.conf, "w") as f:
-            f.write(f"""# Private test cluster of tests/cluster/slurm_sweep.py
-ClusterName=cuboidtest
-SlurmctldHost={socket.gethostname().split('.')[0]}(127.0.0.1)
-SlurmctldPort={free_port()}
-SlurmdPort={free_port()}
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket={sock}
-CredType=cred/munge
-StateSaveLocation={self.path('state')}
-SlurmdSpoolDir={self.path('spool')}
-SlurmctldPidFile={self.path('slurmctld.pid')}
-SlurmdPidFile={self.path('slurmd.pid')}
-SlurmctldLogFile={self.path('log', 'slurmctld.log')}
-SlurmdLogFile={self.path('log', 'slurmd.log')}
-# No cgroups, accounting or job completion plug-ins: nothing outside this folder.
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-ReturnToService=2
-MinJobAge=600
-# The node as declared here, whatever slurmd detects (at least 2 CPUs so that P = 2 fits).
-SlurmdParameters=config_overrides
-NodeName={NODE} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
-PartitionName={PARTITION} Nodes={NODE} Default=YES MaxTime=30 State=UP
-""")
-        for argv, name in (([which("slurmctld"), "-D", "-f", self.conf], "slurmctld"),
-                           ([which("slurmd"), "-D", "-f", self.conf, "-N", NODE], "slurmd")):
-            out = open(self.path("log", f"{name}.stdout"), "w")
-            self.procs.append((name, subprocess.Popen(argv, env=self.env, stdout=out, stderr=subprocess.STDOUT)))
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            for name, p in self.procs:
-                if p.poll() is not None:
-                    raise Skip(f"{name} exited with status {p.returncode}:\n{tail(self.path('log', name + '.log'))}"
-                               f"{tail(self.path('log', name + '.stdout'))}")
-            r = self.run(["sinfo", "-h", "-N", "-n", NODE, "-o", "%t"], check=False)
-            if r.returncode == 0 and r.stdout.strip() == "idle":
-                return
-            time.sleep(0.5)
-        raise Skip(f"the node did not become idle in 30 s:\n{tail(self.path('log', 'slurmctld.log'))}"
-                   f"{tail(self.path('log', 'slurmd.log'))}")
-
-    def run(self, argv, check=True, **kw):
-        r = subprocess.run([which(argv[0]) or argv[0]] + argv[1:], env=self.env, capture_output=True, text=True,
-                           timeout=60, **kw)
-        if check and r.returncode != 0:
-            raise AssertionError(f"{' '.join(argv)} failed ({r.returncode}): {r.stdout}{r.stderr}")
-        return r
-
-    def ours(self):
-        """Processes started by this test: the daemons, job steps and ranks all carry MARK=root."""
-        pids = []
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit() or int(pid) == os.getpid():
-                continue
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    if f"{MARK}={self.root}".encode() in f.read().split(b"\0"):
-                        pids.append(int(pid))
-            except OSError:
-                pass
-        return pids
-
-    def stop(self):
-        try:
-            self.run(["scancel", f"--partition={PARTITION}"], check=False)
-        except (OSError, subprocess.SubprocessError):
-            pass
-        for name, p in reversed(self.procs):
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-        try:
-            with open(self.path("munged.pid")) as f:
-                os.kill(int(f.read().strip()), signal.SIGTERM)
-        except (OSError, ValueError):
-            pass
-        deadline = time.time() + 10
-        while self.ours() and time.time() < deadline:
-            time.sleep(0.2)
-        for pid in self.ours():  # anything that outlived its daemon (a job step, a rank)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.2)
-        return self.ours()
 
 
 def source_state(source):
@@ -201,7 +53,7 @@ def source_state(source):
     return sorted(line for line in r.stdout.splitlines() if not re.match(r"^.. build[^/]*/", line))
 
 
-def study(args, cluster, errors):
+def study(args, cluster, errors, partition):
     def expect(cond, msg):
         if not cond:
             errors.append(msg)
@@ -212,7 +64,7 @@ def study(args, cluster, errors):
     script = os.path.join(args.source, "scripts", "scaling-study")
     deck = os.path.join(args.source, "tests", "dist", "small.toml")
     common = ["--out", out, "--deck", deck, "--nodes", "1", "--ranks-per-node", "1,2", "--threads", "1",
-              "--omp-proc-bind", "false", "--omp-places", "", "--bind", "none", "--partition", PARTITION,
+              "--omp-proc-bind", "false", "--omp-places", "", "--bind", "none", "--partition", partition,
               "--time", "5", "--cuboid", args.cuboid, "--set", "run.repetitions=3", "--set", "platform.speeds=measure",
               "--env", f"CUBOID_CACHE_DIR={os.path.join(cluster.root, 'cache')}",
               "--env", "OMPI_ALLOW_RUN_AS_ROOT=1", "--env", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"]
@@ -349,10 +201,17 @@ def study(args, cluster, errors):
         ok = os.path.exists(path)
         if ok:
             with open(path, "rb") as f:
-                ok = f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 20000
+                ok = f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 10000
         expect(ok, f"{name}: missing or not a PNG plot")
         svg = path[:-4] + ".svg"
         expect(os.path.exists(svg) and "<svg" in open(svg).read(2000), f"{svg}: missing or not SVG")
+
+
+def load_local_slurm(source):
+    sys.dont_write_bytecode = True  # nothing left in the source tree
+    sys.path.insert(0, os.path.join(source, "scripts"))
+    from scaling_study import local_slurm
+    return local_slurm
 
 
 def main():
@@ -363,40 +222,31 @@ def main():
     ap.add_argument("--timeout", type=float, default=120, help="seconds the jobs may take")
     args = ap.parse_args()
     required = os.environ.get("CUBOID_REQUIRE_SLURM") == "1"
+    local_slurm = load_local_slurm(args.source)
+    # A timeout's SIGTERM takes the same way out as a failure: the daemons are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     before = source_state(args.source)
     errors, leftover = [], []
-    root = None
     t0 = time.time()
     try:
-        if os.geteuid() != 0:
-            raise Skip("not root: the private slurmd runs jobs as root here (run the suite as root, as CI does)")
-        missing = [b for b in DAEMONS + CLIENTS if not which(b)]
-        if missing:
-            raise Skip(f"not installed: {', '.join(missing)} (scripts/setup-deps installs slurm-wlm and munge)")
-        root = tempfile.mkdtemp(prefix="cuboid-slurm-")
-        os.chmod(root, 0o711)  # munged wants its socket's folder searchable
-        cluster = Cluster(root)
+        cluster = local_slurm.Cluster()
         try:
             cluster.start()
-            log(f"SLURM up in {time.time() - t0:.1f} s (controller and node {NODE} on localhost, {root})")
-            study(args, cluster, errors)
+            log(f"SLURM up in {time.time() - t0:.1f} s (controller and node {local_slurm.NODE} on localhost, "
+                f"{cluster.root})")
+            study(args, cluster, errors, local_slurm.PARTITION)
         finally:
             leftover = cluster.stop()
-    except Skip as e:
-        msg = f"SKIPPED: cannot run SLURM here: {e}"
-        print(msg, flush=True)
-        if root:
-            shutil.rmtree(root, ignore_errors=True)
+    except local_slurm.Unavailable as e:
+        print(f"SKIPPED: cannot run SLURM here: {e}", flush=True)
         if required:
             print("slurm_sweep: FAILED: CUBOID_REQUIRE_SLURM=1 and the test could not run", flush=True)
             return 1
         return SKIP
-    except (AssertionError, OSError, subprocess.SubprocessError) as e:
+    except (AssertionError, RuntimeError, OSError, subprocess.SubprocessError) as e:
         errors.append(f"{type(e).__name__}: {e}")
     if leftover:
         errors.append(f"processes left running after the daemons stopped: {leftover}")
-    if root:
-        shutil.rmtree(root, ignore_errors=True)
     after = source_state(args.source)
     if before is not None and after != before:
         errors.append(f"the source tree changed: {sorted(set(after) - set(before))}")
