@@ -46,11 +46,7 @@ int main() {
   Kokkos::deep_copy(Kokkos::DefaultHostExecutionSpace(), a, b);
 }" CUBOID_HAVE_ASYNC_DEEP_COPY)
 unset(CMAKE_REQUIRED_LIBRARIES)
-execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} describe --always --dirty --abbrev=10
-                OUTPUT_VARIABLE CUBOID_GIT_REVISION OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT CUBOID_GIT_REVISION)
-  set(CUBOID_GIT_REVISION unknown)
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/CuboidGitRevision.cmake)
 
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)

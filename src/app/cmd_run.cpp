@@ -13,6 +13,7 @@
 #include "exec/engine.hpp"
 #include "exec/validate.hpp"
 #include "partition/metrics.hpp"
+#include "report/kokkos_facts.hpp"
 #include "report/run_report.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -163,9 +164,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     p.predicted_s = pp.flops / (w[q] * 1e9);
     rec.processors.push_back(p);
   }
-  rec.build = "Kokkos " + kokkos_ext::kokkos_version_string() + " (" +
-              Kokkos::DefaultExecutionSpace::name() + ")";
-  rec.host = hostname();
+  report::describe_process(rec);
 
   if (d.run.validate) {
     progress << "validate: reference gemm on the host ...\n";

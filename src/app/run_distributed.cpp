@@ -15,6 +15,8 @@
 #include "dist/communicator.hpp"
 #include "dist/runner.hpp"
 #include "partition/metrics.hpp"
+#include "report/kokkos_facts.hpp"
+#include "report/provenance.hpp"
 #include "report/run_report.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -103,7 +105,7 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
 
   report::RunRecord rec;
   report::describe_deck(rec, d);
-  rec.algorithm = rp.name;
+  rec.algorithm = s.automatic ? "auto" : std::string(partition::to_string(s.algorithm));
   rec.ratio_to_lower_bound = metrics.ratio, rec.ratio_plain = metrics.ratio_plain,
   rec.imbalance = metrics.imbalance;
   for (const auto& z : rp.zones)
@@ -146,9 +148,7 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
       rec.processors.push_back(q);
     }
   }
-  rec.build = "Kokkos " + kokkos_ext::kokkos_version_string() + " (" +
-              Kokkos::DefaultExecutionSpace::name() + "), MPI " + std::to_string(P) + " ranks";
-  rec.host = hostname();
+  report::describe_process(rec);
   const auto& val = out.validation;
   rec.validation_performed = out.validated;
   rec.validation_passed = val.passed;
@@ -246,6 +246,8 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
     j["validation"]["full"] = {
         {"passed", val.full_passed}, {"error", val.full_error}, {"bound", val.full_bound}};
 
+  report::add_execution(j);  // ranks, nodes, hosts, threads from the ranks' entries
+
   if (out.validated && !val.passed) {
     std::cerr << fmt::format(
         "cuboid: error: validation failed: max row error {:.3e} against its bound {:.3e}{}; no "
@@ -278,7 +280,8 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
     failure = std::current_exception();
   }
   comm.agree(failure);
-  const dist::DistSettings s = settings_of(d);
+  dist::DistSettings s = settings_of(d);
+  s.rank_info = report::to_json(report::this_process());
   const auto out = dist::run_distributed<Scalar>(
       s, comm, res, [&](const std::string& key) { return d.location(key); });
   if (comm.rank() == 0) {

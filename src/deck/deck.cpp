@@ -293,6 +293,9 @@ void apply(Deck& deck, const std::string& full, const toml::node& node, const Or
   if (it == keys().end()) fail(at, full, "unknown key" + suggestion(full));
   it->second(deck, node, at, full);
   deck.where[full] = at.text;
+  std::ostringstream value;
+  node.visit([&](const auto& v) { value << v; });
+  deck.given[full] = value.str();
 }
 
 // Cross-key checks: each names the key that has to change.

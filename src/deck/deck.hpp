@@ -64,6 +64,9 @@ struct Deck {
   // "section.key" -> "file:line:column" (or "--set section.key") of every key that was given,
   // so later stages can point at the line that caused an error.
   std::map<std::string, std::string> where;
+  // "section.key" -> its value in TOML syntax, for every key the file or a --set gave (a --set
+  // replaces the file's value): the effective deck that run records hash.
+  std::map<std::string, std::string> given;
 
   std::string location(const std::string& key) const;
 };

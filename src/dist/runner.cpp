@@ -376,6 +376,7 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
                                   {"flops", w.flops},
                                   {"steps", w.steps}});
   }
+  if (!s.rank_info.is_null()) mine["environment"] = s.rank_info;
   const auto gathered = comm.gather(mine.dump(), 0);
   if (root)
     for (const auto& g : gathered) out.per_rank.push_back(nlohmann::json::parse(g));

@@ -48,6 +48,8 @@ struct DistSettings {
   int repetitions = 3, warmup = 1;
   bool validate = true;
   std::int64_t full_check_max = 0;
+  // Recorded with this rank's figures as "environment" (the app fills it: host, threads, ...).
+  nlohmann::json rank_info;
 };
 
 // What the app hands over for this rank: its processors, their speeds (the app owns

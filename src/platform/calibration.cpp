@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "kokkos_ext/compat.hpp"
+#include "util/build_info.hpp"
 #include "util/host_memory.hpp"
 
 namespace cuboid::platform {
@@ -32,7 +33,7 @@ std::string default_speed_cache_path() {
 }
 
 std::string build_fingerprint() {
-  return std::string("cuboid-") + CUBOID_VERSION + "-" + CUBOID_GIT_REVISION + "|kokkos-" +
+  return std::string("cuboid-") + CUBOID_VERSION + "-" + build_info().git_describe + "|kokkos-" +
          kokkos_ext::kokkos_version_string() + "|" + CUBOID_COMPILER + "|" + CUBOID_BUILD_TYPE;
 }
 

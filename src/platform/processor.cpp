@@ -9,6 +9,7 @@
 
 #include "kokkos_ext/compat.hpp"
 #include "platform/device_backend.hpp"
+#include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -165,7 +166,7 @@ std::string describe_build() {
   }
   os << "Host: " << hostname() << ", " << std::thread::hardware_concurrency()
      << " hardware threads, " << human_bytes(double(host_memory_available())) << " available\n";
-  os << "cuboid " << CUBOID_VERSION << " (" << CUBOID_GIT_REVISION << "), " << CUBOID_COMPILER
+  os << "cuboid " << CUBOID_VERSION << " (" << build_info().git_describe << "), " << CUBOID_COMPILER
      << ", " << CUBOID_BUILD_TYPE << "\n";
   return os.str();
 }

@@ -21,8 +21,27 @@ struct ProcessorRecord {
   double predicted_s = 0;  // the model: flops / speed
 };
 
+// The Kokkos this process runs on (report/kokkos_facts.hpp fills it).
+struct KokkosFacts {
+  std::string version, default_space, default_host_space;
+  int host_concurrency = 0;
+  std::vector<std::string> spaces;        // execution spaces compiled in
+  std::vector<std::string> kernels_tpls;  // Kokkos Kernels' third-party libraries (BLAS, cuBLAS)
+};
+
+// Where and how one process runs: what a study needs to check the placement it asked for.
+struct ProcessEnvironment {
+  std::string host;
+  int cpus_allowed = 0;             // CPUs in the process's affinity mask
+  int kokkos_host_concurrency = 0;  // threads of the default host space
+  std::string launcher;             // mpirun, srun, mpiexec or none (from the environment)
+  std::string omp_num_threads, omp_proc_bind, omp_places;  // as set, empty when not
+};
+
 struct RunRecord {
   std::string deck;
+  std::string deck_effective;  // the keys the file and --set gave, sorted (provenance.hpp)
+  std::string deck_sha256;     // of deck_effective
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
   std::string precision;
   double alpha = 1, beta = 0;
@@ -48,7 +67,8 @@ struct RunRecord {
   double validation_error = 0, validation_bound = 0;
   std::string validation_method;
 
-  std::string build;  // Kokkos version, backends, TPLs
+  KokkosFacts kokkos;
+  ProcessEnvironment environment;  // this process (rank 0 under MPI)
   std::string host;
 };
 

@@ -2,10 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
+
+#include "report/provenance.hpp"
+#include "report/sha256.hpp"
 
 namespace cuboid::report {
 namespace {
@@ -18,11 +24,22 @@ std::string bytes(double b) {
   return fmt::format(u ? "{:.1f} {}" : "{:.0f} {}", b, unit[u]);
 }
 
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 }  // namespace
 
 void describe_deck(RunRecord& rec, const deck::Deck& d) {
   const auto& pr = d.problem;
   rec.deck = d.path;
+  rec.deck_effective = effective_deck_text(d);
+  rec.deck_sha256 = sha256_hex(rec.deck_effective);
   rec.m = pr.m, rec.n = pr.n, rec.k = pr.k, rec.tile = pr.tile;
   rec.precision = deck::to_string(pr.precision);
   rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed;
@@ -69,8 +86,10 @@ void print_summary(std::ostream& os, const RunRecord& r) {
 nlohmann::json to_json(const RunRecord& r) {
   using nlohmann::json;
   json j;
-  j["format"] = "cuboid run record 1";
-  j["deck"] = r.deck;
+  j["record_version"] = kRecordVersion;
+  j["format"] = "cuboid run record " + std::to_string(kRecordVersion);
+  j["written_at"] = utc_now();
+  j["deck"] = {{"path", r.deck}, {"effective", r.deck_effective}, {"sha256", r.deck_sha256}};
   j["problem"] = {{"m", r.m},
                   {"n", r.n},
                   {"k", r.k},
@@ -125,8 +144,29 @@ nlohmann::json to_json(const RunRecord& r) {
                      {"error", r.validation_error},
                      {"bound", r.validation_bound},
                      {"method", r.validation_method}};
-  j["build"] = r.build;
+  j["build"] = build_json(r.kokkos);
   j["host"] = r.host;
+  // One process; a distributed run replaces this from its ranks (add_execution).
+  const ProcessEnvironment& e = r.environment;
+  j["execution"] = {{"ranks", 1},
+                    {"nodes", 1},
+                    {"hosts", {r.host}},
+                    {"ranks_per_node", 1},
+                    {"ranks_per_node_min", 1},
+                    {"threads_per_rank", e.kokkos_host_concurrency},
+                    {"threads_per_rank_min", e.kokkos_host_concurrency},
+                    {"cpus_allowed_per_rank", e.cpus_allowed}};
+  const auto env = to_json(e);
+  for (const char* key : {"launcher", "omp_num_threads", "omp_proc_bind", "omp_places"})
+    j["execution"][key] = env[key];
+  j["job"] = job_json();
+  if (auto study = study_json(); !study.empty()) j["study"] = study;
+  // The time model: every processor runs its flops at its speed, all at once; the slowest one
+  // sets the time. Communication is not in it (its bytes are, under "communication").
+  double compute_s = 0;
+  for (const auto& p : r.processors) compute_s = std::max(compute_s, p.predicted_s);
+  j["model"] = {{"compute_s", compute_s},
+                {"basis", "max over processors of flops / measured (or given) speed"}};
   return j;
 }
 
