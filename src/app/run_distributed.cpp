@@ -222,6 +222,7 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
   j["bytes"] = bytes;
   j["communication"] = dist::communication_json(msum, model_sum, std::size_t(elem));
   j["communication"]["model_agrees_with_mpi"] = model_agrees;
+  j["communication"]["mpi_bytes_per_rank_max"] = stats_of(column("bytes", "recv_mpi")).max;
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : rp.candidates)
     cands.push_back({{"name", c.name},
