@@ -35,6 +35,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -276,6 +277,11 @@ int run(const Options& o, int rank, int P) {
     B = make_local(o.k, o.n, o.block, o.block, g, ctxt, rank, "B");
     C0 = make_local(o.m, o.n, o.block, o.block, g, ctxt, rank, "C0");
     C = make_local(o.m, o.n, o.block, o.block, g, ctxt, rank, "C");
+  } catch (const std::bad_alloc&) {
+    const double mib =
+        8.0 * (double(o.m) * o.k + double(o.k) * o.n + 2.0 * double(o.m) * o.n) / P / (1 << 20);
+    failed = 1, why = "not enough memory for the local matrices (about " +
+                      std::to_string(int(mib)) + " MiB per rank)";
   } catch (const std::exception& e) {
     failed = 1, why = e.what();
   }
@@ -307,6 +313,10 @@ int run(const Options& o, int rank, int P) {
   }
   long calls_min = 0;
   MPI_Allreduce(&calls, &calls_min, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+  if (o.panel > 0 && calls_min == 0)
+    throw std::runtime_error(
+        "--panel: pdgemm never called this program's pilaenv_, so the "
+        "panel width could not be set (is PBLAS linked with -Bsymbolic?)");
   const std::vector<double> timed(slowest.begin() + o.warmup, slowest.end());
   const double med = median(timed);
   const double flops = 2.0 * double(o.m) * double(o.n) * double(o.k);
