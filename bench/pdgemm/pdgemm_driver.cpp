@@ -1,0 +1,428 @@
+// ScaLAPACK's pdgemm on cuboid's problem: the same A, B and C0 (generated element by element
+// from the seed, exec/matrices.hpp), the same 2D block-cyclic layout (dist/layout.hpp: the
+// near-square row-major grid, blocks mb = nb, sources 0), timed like cuboid (warm-up, then
+// repetitions, each between two barriers, so its time is the slowest rank's; the median is
+// reported) and checked. One line of JSON on standard output says what happened.
+//
+//   mpirun -np 4 build/bin/cuboid-pdgemm --m 4096 --n 4096 --k 4096 --block 256 [--panel 256]
+//
+// PBLAS cuts k into panels of pilaenv_() columns (32 in Debian's ScaLAPACK: PBLAS/SRC/pilaenv.f
+// returns 32 for every precision). This program defines pilaenv_ itself, so the library's calls
+// land here (it is called through the PLT); --panel W returns W, otherwise the library's own
+// value. Every call is counted, which is how the run proves the override reached pdgemm.
+//
+// Validation: with a random x, y1 = C·x and y2 = alpha·A·(B·x) + beta·C0·x are formed with
+// pdgemv, and ||y1 - y2||_inf must be at most
+//   1.01·u·[(2k+n+4)·(|alpha|·||A||·||B|| + |beta|·||C0||) + n·||C||]·||x||   (inf-norms, u =
+//   2^-53)
+// which bounds the rounding errors of the product (gamma_{k+2}, any summation order) and of the
+// three products of the check (gamma_n, gamma_n, gamma_{k+2}) to first order; the factor 1.01
+// covers gamma_j = j·u/(1 - j·u) and the second-order terms. A wrong block changes y1 by about
+// its own size, far above the bound. Exit status 3 when the check fails, 1 on bad input.
+#include <dlfcn.h>
+#include <mpi.h>
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <new>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dist/layout.hpp"
+#include "exec/matrices.hpp"
+
+extern "C" {
+void Cblacs_get(int context, int what, int* value);
+void Cblacs_gridinit(int* context, const char* order, int nprow, int npcol);
+void Cblacs_gridinfo(int context, int* nprow, int* npcol, int* myrow, int* mycol);
+void Cblacs_gridexit(int context);
+void Cblacs_exit(int keep_mpi);
+int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
+void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb,
+               const int* irsrc, const int* icsrc, const int* ictxt, const int* lld, int* info);
+void pdgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+             const double* alpha, const double* a, const int* ia, const int* ja, const int* desca,
+             const double* b, const int* ib, const int* jb, const int* descb, const double* beta,
+             double* c, const int* ic, const int* jc, const int* descc);
+void pdgemv_(const char* trans, const int* m, const int* n, const double* alpha, const double* a,
+             const int* ia, const int* ja, const int* desca, const double* x, const int* ix,
+             const int* jx, const int* descx, const int* incx, const double* beta, double* y,
+             const int* iy, const int* jy, const int* descy, const int* incy);
+double pdlange_(const char* norm, const int* m, const int* n, const double* a, const int* ia,
+                const int* ja, const int* desca, double* work, std::size_t norm_len);
+}
+
+namespace {
+
+std::atomic<int> g_panel{0};  // 0: the library's own panel width
+std::atomic<long> g_pilaenv_calls{0};
+
+using Pilaenv = int (*)(int*, char*);
+
+// The library's pilaenv_: the next definition after this program's.
+Pilaenv library_pilaenv() {
+  static const Pilaenv f = reinterpret_cast<Pilaenv>(dlsym(RTLD_NEXT, "pilaenv_"));
+  return f;
+}
+
+}  // namespace
+
+// PBLAS asks this for its k-panel width (the logical block size of its algorithms).
+extern "C" int pilaenv_(int* ictxt, char* prec) {
+  g_pilaenv_calls.fetch_add(1, std::memory_order_relaxed);
+  if (const int w = g_panel.load(std::memory_order_relaxed); w > 0) return w;
+  const Pilaenv f = library_pilaenv();
+  return f ? f(ictxt, prec) : 32;
+}
+
+namespace {
+
+namespace dist = cuboid::dist;
+namespace exec = cuboid::exec;
+
+constexpr int kBadInput = 1, kValidationFailed = 3;
+
+struct Options {
+  int m = 1024, n = 1024, k = 1024, block = 256;
+  std::string grid;  // "RxC"; empty: the near-square grid
+  double alpha = 1.0, beta = 0.0;
+  std::uint64_t seed = 2016;
+  int warmup = 1, repetitions = 3, threads = 1, panel = 0;
+  bool validate = true;
+  double perturb = 0;
+  std::string json;
+};
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Every rank reaches the same verdict on the same arguments, so each can stop on its own.
+dist::ProcessGrid grid_for(const Options& o, int P) {
+  if (o.grid.empty()) return dist::near_square_grid(P);
+  int r = 0, c = 0;
+  char x = 0, extra = 0;
+  if (std::sscanf(o.grid.c_str(), "%d%c%d%c", &r, &x, &c, &extra) != 3 || x != 'x' || r < 1 ||
+      c < 1)
+    throw BadInput("--grid " + o.grid + ": expected ROWSxCOLS, e.g. 2x4");
+  if (r * c != P)
+    throw BadInput("--grid " + o.grid + " has " + std::to_string(r * c) +
+                   " processes but the job has " + std::to_string(P) + " ranks");
+  return dist::ProcessGrid{r, c};
+}
+
+// A distributed matrix: local array, descriptor, and the layout that places its elements.
+struct Local {
+  dist::BlockCyclic layout;
+  int rows = 0, cols = 0, lld = 1;
+  int desc[9] = {};
+  std::vector<double> data;
+};
+
+Local make_local(int m, int n, int mb, int nb, const dist::ProcessGrid& g, int ctxt, int rank,
+                 const char* name) {
+  Local L;
+  L.layout = dist::BlockCyclic(m, n, mb, nb, g);
+  L.rows = int(L.layout.local_rows(rank));
+  L.cols = int(L.layout.local_cols(rank));
+  // cuboid's layout must be ScaLAPACK's: the local extents agree with NUMROC.
+  const int prow = g.row_of(rank), pcol = g.col_of(rank), zero = 0;
+  if (numroc_(&m, &mb, &prow, &zero, &g.rows) != L.rows ||
+      numroc_(&n, &nb, &pcol, &zero, &g.cols) != L.cols)
+    throw std::logic_error(std::string(name) + ": cuboid's local extents differ from NUMROC");
+  L.lld = std::max(1, L.rows);
+  int info = 0;
+  descinit_(L.desc, &m, &n, &mb, &nb, &zero, &zero, &ctxt, &L.lld, &info);
+  if (info != 0)
+    throw BadInput(std::string(name) + ": DESCINIT rejected the descriptor (info " +
+                   std::to_string(info) + ")");
+  L.data.assign(std::size_t(L.lld) * std::size_t(std::max(1, L.cols)), 0.0);
+  return L;
+}
+
+void fill(Local& L, std::uint64_t seed, exec::MatrixId id, int rank) {
+  const auto& g = L.layout.grid();
+  const int prow = g.row_of(rank), pcol = g.col_of(rank);
+  for (int lj = 0; lj < L.cols; ++lj) {
+    const std::int64_t gj = L.layout.global_col(lj, pcol);
+    for (int li = 0; li < L.rows; ++li)
+      L.data[std::size_t(lj) * std::size_t(L.lld) + std::size_t(li)] =
+          exec::element_value(seed, id, L.layout.global_row(li, prow), gj);
+  }
+}
+
+double norm_inf(const Local& L, int m, int n) {
+  const int one = 1;
+  std::vector<double> work(std::size_t(L.rows) + std::size_t(L.cols) + 64);
+  return pdlange_("I", &m, &n, L.data.data(), &one, &one, L.desc, work.data(), 1);
+}
+
+// The local largest |value| of a distributed vector, agreed over all ranks.
+double max_abs(const std::vector<double>& v) {
+  double m = 0, out = 0;
+  for (double x : v)
+    m = std::isnan(x) ? std::numeric_limits<double>::infinity() : std::max(m, std::abs(x));
+  MPI_Allreduce(&m, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+struct Check {
+  bool passed = false;
+  double error = 0, bound = 0;
+};
+
+Check validate(const Options& o, const Local& A, const Local& B, const Local& C0, const Local& C,
+               const dist::ProcessGrid& g, int ctxt, int rank) {
+  const int one = 1, m = o.m, n = o.n, k = o.k, nb = o.block;
+  const double zero = 0, unit = 1;
+  // x (n), t = B·x (k), y1 = C·x (m), u = C0·x then alpha·A·t + beta·u (m): column vectors
+  // block-cyclic over the process rows, held by process column 0.
+  Local x = make_local(n, 1, nb, 1, g, ctxt, rank, "x");
+  Local t = make_local(k, 1, nb, 1, g, ctxt, rank, "t");
+  Local y1 = make_local(m, 1, nb, 1, g, ctxt, rank, "y1");
+  Local u = make_local(m, 1, nb, 1, g, ctxt, rank, "u");
+  fill(x, o.seed, static_cast<exec::MatrixId>(4), rank);
+  pdgemv_("N", &k, &n, &unit, B.data.data(), &one, &one, B.desc, x.data.data(), &one, &one, x.desc,
+          &one, &zero, t.data.data(), &one, &one, t.desc, &one);
+  pdgemv_("N", &m, &n, &unit, C.data.data(), &one, &one, C.desc, x.data.data(), &one, &one, x.desc,
+          &one, &zero, y1.data.data(), &one, &one, y1.desc, &one);
+  pdgemv_("N", &m, &n, &unit, C0.data.data(), &one, &one, C0.desc, x.data.data(), &one, &one,
+          x.desc, &one, &zero, u.data.data(), &one, &one, u.desc, &one);
+  pdgemv_("N", &m, &k, &o.alpha, A.data.data(), &one, &one, A.desc, t.data.data(), &one, &one,
+          t.desc, &one, &o.beta, u.data.data(), &one, &one, u.desc, &one);
+  std::vector<double> diff;
+  if (g.col_of(rank) == 0)
+    for (int i = 0; i < y1.rows; ++i)
+      diff.push_back(y1.data[std::size_t(i)] - u.data[std::size_t(i)]);
+  Check c;
+  c.error = max_abs(diff);
+  const double x_norm = max_abs(g.col_of(rank) == 0 ? x.data : std::vector<double>{});
+  const double a = norm_inf(A, m, k), b = norm_inf(B, k, n), c0 = norm_inf(C0, m, n),
+               cn = norm_inf(C, m, n);
+  const double ulp = std::ldexp(1.0, -53);
+  c.bound =
+      1.01 * ulp *
+      ((2.0 * k + n + 4) * (std::abs(o.alpha) * a * b + std::abs(o.beta) * c0) + double(n) * cn) *
+      x_norm;
+  c.passed = c.error <= c.bound;  // false for NaN
+  return c;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+std::string blas_library() {
+  void* f = dlsym(RTLD_DEFAULT, "dgemm_");
+  Dl_info info;
+  if (f == nullptr || dladdr(f, &info) == 0 || info.dli_fname == nullptr) return "unknown";
+  // Debian's libblas.so.3 is an alternatives link: name the library behind it.
+  char* real = realpath(info.dli_fname, nullptr);
+  const std::string name = real ? real : info.dli_fname;
+  std::free(real);
+  return name;
+}
+
+int run(const Options& o, int rank, int P) {
+  const bool root = rank == 0;
+  if (o.m < 1 || o.n < 1 || o.k < 1) throw BadInput("--m, --n and --k must be at least 1");
+  if (o.block < 1) throw BadInput("--block must be at least 1");
+  if (o.repetitions < 1 || o.warmup < 0)
+    throw BadInput("--repetitions must be at least 1 and --warmup at least 0");
+  if (o.threads < 1) throw BadInput("--threads must be at least 1");
+  if (o.panel < 0) throw BadInput("--panel must be 0 (the library's) or a width >= 1");
+  if (!std::isfinite(o.alpha) || !std::isfinite(o.beta))
+    throw BadInput("--alpha and --beta must be finite");
+  const dist::ProcessGrid g = grid_for(o, P);
+  if (!library_pilaenv())
+    throw std::runtime_error("the library's pilaenv_ was not found (is this ScaLAPACK's PBLAS?)");
+
+  omp_set_num_threads(o.threads);  // OpenBLAS' OpenMP build follows omp_get_max_threads()
+
+  int ctxt = 0;
+  Cblacs_get(-1, 0, &ctxt);  // the system context: MPI_COMM_WORLD
+  Cblacs_gridinit(&ctxt, "Row", g.rows, g.cols);
+  int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
+  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  if (nprow != g.rows || npcol != g.cols || myrow != g.row_of(rank) || mycol != g.col_of(rank))
+    throw std::logic_error("BLACS placed this rank at (" + std::to_string(myrow) + "," +
+                           std::to_string(mycol) + ") of " + std::to_string(nprow) + "x" +
+                           std::to_string(npcol) + ", not where cuboid's layout puts it");
+  char prec = 'D';
+  int ctxt_copy = ctxt;
+  const int default_panel = library_pilaenv()(&ctxt_copy, &prec);
+  g_panel = o.panel;
+
+  // Allocation can fail on one rank only: agree before anyone enters pdgemm.
+  Local A, B, C0, C;
+  int failed = 0, any = 0;
+  std::string why;
+  try {
+    A = make_local(o.m, o.k, o.block, o.block, g, ctxt, rank, "A");
+    B = make_local(o.k, o.n, o.block, o.block, g, ctxt, rank, "B");
+    C0 = make_local(o.m, o.n, o.block, o.block, g, ctxt, rank, "C0");
+    C = make_local(o.m, o.n, o.block, o.block, g, ctxt, rank, "C");
+  } catch (const std::bad_alloc&) {
+    const double mib =
+        8.0 * (double(o.m) * o.k + double(o.k) * o.n + 2.0 * double(o.m) * o.n) / P / (1 << 20);
+    failed = 1, why = "not enough memory for the local matrices (about " +
+                      std::to_string(int(mib)) + " MiB per rank)";
+  } catch (const std::exception& e) {
+    failed = 1, why = e.what();
+  }
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any) {
+    Cblacs_gridexit(ctxt);
+    throw BadInput(failed ? why : "another rank could not set up its matrices");
+  }
+  fill(A, o.seed, exec::MatrixId::A, rank);
+  fill(B, o.seed, exec::MatrixId::B, rank);
+  fill(C0, o.seed, exec::MatrixId::C, rank);
+
+  const int one = 1, total = o.warmup + o.repetitions;
+  std::vector<double> slowest;
+  long calls = 0;
+  for (int r = 0; r < total; ++r) {
+    C.data = C0.data;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const long before = g_pilaenv_calls.load();
+    const double t0 = MPI_Wtime();
+    pdgemm_("N", "N", &o.m, &o.n, &o.k, &o.alpha, A.data.data(), &one, &one, A.desc, B.data.data(),
+            &one, &one, B.desc, &o.beta, C.data.data(), &one, &one, C.desc);
+    // The barrier waits for the slowest rank, so rank 0's clock gives the slowest rank's time
+    // without a reduction: nothing but pdgemm moves bytes in a repetition (a barrier moves none),
+    // which keeps the byte counts per product exact.
+    MPI_Barrier(MPI_COMM_WORLD);
+    slowest.push_back(MPI_Wtime() - t0);
+    calls = g_pilaenv_calls.load() - before;
+  }
+  long calls_min = 0;
+  MPI_Allreduce(&calls, &calls_min, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+  if (o.panel > 0 && calls_min == 0)
+    throw std::runtime_error(
+        "--panel: pdgemm never called this program's pilaenv_, so the "
+        "panel width could not be set (is PBLAS linked with -Bsymbolic?)");
+  const std::vector<double> timed(slowest.begin() + o.warmup, slowest.end());
+  const double med = median(timed);
+  const double flops = 2.0 * double(o.m) * double(o.n) * double(o.k);
+
+  if (o.perturb != 0 && rank == 0 && !C.data.empty()) C.data[0] += o.perturb;
+  Check check;
+  if (o.validate) check = validate(o, A, B, C0, C, g, ctxt, rank);
+  Cblacs_gridexit(ctxt);
+
+  if (root) {
+    nlohmann::json j = {
+        {"program", "pdgemm"},
+        {"m", o.m},
+        {"n", o.n},
+        {"k", o.k},
+        {"block", o.block},
+        {"grid", {g.rows, g.cols}},
+        {"ranks", P},
+        {"threads_per_rank", o.threads},
+        {"alpha", o.alpha},
+        {"beta", o.beta},
+        {"seed", o.seed},
+        {"panel",
+         {{"default", default_panel},
+          {"used", o.panel > 0 ? o.panel : default_panel},
+          {"overridden", o.panel > 0},
+          {"pilaenv_calls_per_product", calls_min}}},
+        {"warmup", o.warmup},
+        {"times_s", timed},
+        {"median_s", med},
+        {"min_s", *std::min_element(timed.begin(), timed.end())},
+        {"max_s", *std::max_element(timed.begin(), timed.end())},
+        {"gflops", flops / med / 1e9},
+        {"blas", blas_library()},
+        {"validation",
+         {{"performed", o.validate},
+          {"passed", check.passed},
+          {"error", check.error},
+          {"bound", check.bound},
+          {"method", o.validate ? "randomized: ||C x - (alpha A (B x) + beta C0 x)||_inf <= "
+                                  "1.01 u [(2k+n+4)(|alpha| |A| |B| + |beta| |C0|) + n |C|] |x| "
+                                  "(inf-norms, pdgemv and pdlange)"
+                                : "not validated"}}}};
+    const std::string line = j.dump();
+    std::cout << line << std::endl;
+    if (!o.json.empty()) {
+      std::ofstream f(o.json);
+      f << line << "\n";
+      if (!f) throw BadInput("--json " + o.json + ": cannot write the file");
+    }
+    std::cerr << "cuboid-pdgemm: " << o.m << "x" << o.n << "x" << o.k << " block " << o.block
+              << " on a " << g.rows << "x" << g.cols << " grid, panel "
+              << (o.panel > 0 ? o.panel : default_panel) << " (library default " << default_panel
+              << "): median " << med << " s, " << flops / med / 1e9 << " GFLOP/s; validation "
+              << (o.validate ? (check.passed ? "passed" : "FAILED") : "not performed") << " ("
+              << check.error << " <= " << check.bound << ")\n";
+  }
+  return o.validate && !check.passed ? kValidationFailed : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, P = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+
+  Options o;
+  CLI::App app{"ScaLAPACK pdgemm on cuboid's problem and block-cyclic layout", "cuboid-pdgemm"};
+  app.add_option("--m", o.m, "rows of A and C")->capture_default_str();
+  app.add_option("--n", o.n, "columns of B and C")->capture_default_str();
+  app.add_option("--k", o.k, "columns of A, rows of B")->capture_default_str();
+  app.add_option("--block,-b", o.block, "block-cyclic block size (mb = nb)")->capture_default_str();
+  app.add_option("--grid", o.grid, "process grid ROWSxCOLS (default: near-square, rows <= cols)");
+  app.add_option("--alpha", o.alpha)->capture_default_str();
+  app.add_option("--beta", o.beta)->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of A, B and C0 (as cuboid's problem.seed)")
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "untimed products first")->capture_default_str();
+  app.add_option("--repetitions,-r", o.repetitions, "timed products")->capture_default_str();
+  app.add_option("--threads", o.threads, "OpenMP (BLAS) threads per rank")->capture_default_str();
+  app.add_option("--panel", o.panel, "PBLAS k-panel width (0: the library's pilaenv_)")
+      ->capture_default_str();
+  app.add_flag("!--no-validate", o.validate, "skip the check of C");
+  app.add_option("--perturb", o.perturb,
+                 "add this to one element of C before the check (tests that the check fails)");
+  app.add_option("--json", o.json, "also write the JSON line to this file");
+
+  int status = 0;
+  try {
+    app.parse(argc, argv);
+    status = run(o, rank, P);
+  } catch (const CLI::ParseError& e) {
+    if (rank == 0)
+      status = app.exit(e);
+    else
+      status = e.get_exit_code();
+    if (status != 0) status = kBadInput;
+  } catch (const BadInput& e) {
+    if (rank == 0) std::cerr << "cuboid-pdgemm: error: " << e.what() << "\n";
+    status = kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "cuboid-pdgemm: error (rank " << rank << "): " << e.what() << "\n";
+    status = kBadInput;
+  }
+  MPI_Finalize();
+  return status;
+}
