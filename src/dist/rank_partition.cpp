@@ -137,6 +137,30 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
   structured("process grid (C stays)", a_major, 0, 1, rows_of, i_cuts, j_cuts);
   structured("A-stationary", a_major, 0, 2, rows_of, i_cuts, ka_cuts);
   structured("B-stationary", b_major, 1, 2, cols_of, j_cuts, kb_cuts);
+  // 2.5D on the process grid: bands of c1 process rows by c2 process columns (owner cuts), the
+  // inner dimension split among the c1*c2 ranks of a band by speed. c1 = c2 = 1 is the process
+  // grid itself; larger c1*c2 trade A and B traffic for partial C, which pays at many ranks.
+  for (int c1 = 1; c1 <= g.rows; ++c1)
+    for (int c2 = 1; c2 <= g.cols; ++c2) {
+      if (g.rows % c1 || g.cols % c2 || c1 * c2 == 1 || c1 * c2 > a_major.k.size()) continue;
+      auto zones = std::vector<TileZone>(std::size_t(P));
+      for (int a = 0; a < g.rows / c1; ++a)
+        for (int b = 0; b < g.cols / c2; ++b) {
+          std::vector<int> band;  // ranks of the band, k parts in this order
+          for (int v = 0; v < c2; ++v)
+            for (int u = 0; u < c1; ++u) band.push_back(g.rank_of(a * c1 + u, b * c2 + v));
+          const auto kc = weighted_cuts(a_major.k.size(), speeds_of(band));
+          for (std::size_t q = 0; q < band.size(); ++q) {
+            const TileBox box{{i_cuts[std::size_t(a * c1)], j_cuts[std::size_t(b * c2)], kc[q]},
+                              {i_cuts[std::size_t((a + 1) * c1)], j_cuts[std::size_t((b + 1) * c2)],
+                               kc[q + 1]}};
+            if (!box.empty()) zones[std::size_t(band[q])].push_back(box);
+          }
+        }
+      out.push_back({"2.5D bands of " + std::to_string(c1) + "x" + std::to_string(c2) +
+                         " process rows x columns",
+                     a_major, std::move(zones)});
+    }
   for (auto alg : {partition::Algorithm::nrrp3d, partition::Algorithm::grid}) try {
       out.push_back({std::string(partition::to_string(alg)) + " in layout order", a_major,
                      partition_ranks(alg, req.discretization, req.speeds,
