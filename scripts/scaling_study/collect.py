@@ -158,7 +158,7 @@ def run(args):
           "over repetitions of the slowest rank; the model time is the slowest processor's flops at its measured "
           f"speed plus the busiest rank's bytes at {args.bandwidth_gbs:g} GB/s (no overlap); efficiency is the "
           "rate per rank over that of the smallest P of the series. Bytes are per rank, max over ranks: "
-          "cuboid's count (A and B received, partial C sent), the model's, COSMA's lower bound 3(mnk/P)^(2/3) "
+          "what cuboid received (A, B and partial C; its own blocks never travel), the model's, COSMA's lower bound 3(mnk/P)^(2/3) "
           "and what ScaLAPACK's pdgemm receives on the same grid and blocks (SUMMA).", ""]
     all_points, all_problems, written = [], [], []
     for sweep in sorted({r["sweep"] for r in rows}, key=lambda s: (s not in ("strong", "weak"), s)):
