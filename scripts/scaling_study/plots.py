@@ -161,7 +161,7 @@ def scaling_figure(series, references, title, path_base, formats=("png",), kind=
     ax_t.set_title("time per product")
     ax_g.set_title("rate")
     ax_e.set_title("efficiency: rate per rank / that at the smallest P")
-    ax_b.set_title("communication: bytes moved per rank")
+    ax_b.set_title("communication: bytes received per rank")
 
     handles = [Line2D([], [], color=COLORS[i % len(COLORS)], linewidth=3, label=label)
                for i, label in enumerate(series)]
