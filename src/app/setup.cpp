@@ -9,6 +9,11 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
   const bool given = !d.platform.processors.empty();
   auto names = given ? d.platform.processors : platform::default_processor_names();
   auto specs = platform::resolve_processors(names, d.location("platform.processors"));
+  for (auto& p : specs)
+    if (p.kind == platform::ProcessorKind::staged) {
+      p.link_gbs = d.platform.staged_link_gbs;
+      p.copy_jitter_us = d.platform.staged_copy_jitter_us;
+    }
   if (!d.platform.measure_speeds && d.platform.speeds.size() != specs.size())
     throw Error(d.location("platform.speeds") +
                 ": platform.speeds: " + std::to_string(d.platform.speeds.size()) + " speeds for " +

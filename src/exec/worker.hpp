@@ -17,8 +17,11 @@
 namespace cuboid::exec {
 
 struct WorkerStats {
-  double busy_s = 0;    // time spent in (or waiting for) GEMMs
-  double stall_s = 0;   // time a staged processor waited for input copies: the copy time not hidden
+  double busy_s = 0;  // time its GEMMs ran
+  // Processors with their own memory: time the copies took (in and out), and time the GEMM
+  // queue sat idle before a GEMM waiting for its inputs (the copy time not hidden).
+  double copy_s = 0;
+  double stall_s = 0;
   double finish_s = 0;  // when it finished, from the start of the run
   double h2d_bytes = 0, d2h_bytes = 0;
   double flops = 0;
