@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 #include <numeric>
 
@@ -30,6 +31,23 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string json;
 };
+
+// FNV-1a over the 64-bit words of C: equal hashes across runs mean (up to collisions) bitwise
+// equal products, which a fixed plan must give however its copies were timed.
+template <class Scalar>
+std::string bitwise_hash(const exec::HostMatrix<Scalar>& C) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(C.data());
+  const std::size_t n = C.span() * sizeof(Scalar);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, bytes + i, 8);
+    h = (h ^ w) * 1099511628211ull;
+  }
+  for (; i < n; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
 
 template <class Scalar>
 void run_deck(const deck::Deck& d, const RunOptions& opt) {
@@ -110,10 +128,12 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   engine.reserve(plan);
   const Scalar alpha = Scalar(pr.alpha), beta = Scalar(pr.beta);
   std::vector<exec::RunResult> results;
+  std::vector<std::string> c_hashes;
   const int total = d.run.warmup + d.run.repetitions;
   for (int r = 0; r < total; ++r) {
     Kokkos::deep_copy(C, C0);
     auto res = engine.run(plan, A, B, C, alpha, beta);
+    c_hashes.push_back(bitwise_hash(C));
     const bool warm = r < d.run.warmup;
     progress << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n",
                             warm ? "warm-up" : "repetition", warm ? r + 1 : r - d.run.warmup + 1,
@@ -158,7 +178,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     p.target_share = w[q] / total_speed;
     p.volume = pp.tasks, p.volume_share = pp.tasks / total_tasks;
     p.pieces = pp.pieces, p.steps = ws.steps;
-    p.busy_s = ws.busy_s, p.stall_s = ws.stall_s, p.finish_s = ws.finish_s;
+    p.busy_s = ws.busy_s, p.copy_s = ws.copy_s, p.stall_s = ws.stall_s, p.finish_s = ws.finish_s;
     p.h2d_bytes = ws.h2d_bytes, p.d2h_bytes = ws.d2h_bytes, p.flops = ws.flops;
     p.predicted_s = pp.flops / (w[q] * 1e9);
     rec.processors.push_back(p);
@@ -166,6 +186,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   rec.build = "Kokkos " + kokkos_ext::kokkos_version_string() + " (" +
               Kokkos::DefaultExecutionSpace::name() + ")";
   rec.host = hostname();
+  rec.c_hashes = c_hashes;
 
   if (d.run.validate) {
     progress << "validate: reference gemm on the host ...\n";

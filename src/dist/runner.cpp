@@ -211,7 +211,8 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
         for (std::size_t q = 0; q < result.workers.size(); ++q) {
           auto& w = rep.workers[q];
           const auto& x = result.workers[q];
-          w.busy_s += x.busy_s, w.stall_s += x.stall_s, w.h2d_bytes += x.h2d_bytes;
+          w.busy_s += x.busy_s, w.copy_s += x.copy_s, w.stall_s += x.stall_s;
+          w.h2d_bytes += x.h2d_bytes;
           w.d2h_bytes += x.d2h_bytes, w.flops += x.flops, w.steps += x.steps;
           w.finish_s = std::max(w.finish_s, x.finish_s);
         }
@@ -290,6 +291,7 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
                                   {"speed_gflops", res.speeds[q].gflops},
                                   {"speed_source", res.speeds[q].source},
                                   {"busy_s", w.busy_s},
+                                  {"copy_s", w.copy_s},
                                   {"stall_s", w.stall_s},
                                   {"finish_s", w.finish_s},
                                   {"h2d_bytes", w.h2d_bytes},
@@ -371,8 +373,8 @@ Outcome run_distributed(const deck::Deck& d, const Communicator& comm, RankResou
       q.kind = p["kind"], q.space = p["space"], q.threads = p["threads"];
       q.speed_gflops = p["speed_gflops"], q.speed_source = p["speed_source"];
       q.target_share = total_speed > 0 ? q.speed_gflops * f / total_speed : 0;
-      q.flops = p["flops"], q.busy_s = p["busy_s"], q.stall_s = p["stall_s"],
-      q.finish_s = p["finish_s"];
+      q.flops = p["flops"], q.busy_s = p["busy_s"], q.copy_s = p["copy_s"],
+      q.stall_s = p["stall_s"], q.finish_s = p["finish_s"];
       q.h2d_bytes = p["h2d_bytes"], q.d2h_bytes = p["d2h_bytes"], q.steps = p["steps"];
       // Tasks are known per rank; a processor's share of them follows its share of the flops.
       q.volume = rank_flops > 0 ? rank_tasks * q.flops / rank_flops : 0;
