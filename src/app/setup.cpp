@@ -30,7 +30,9 @@ exec::PlanOptions plan_options_for(const deck::Deck& d,
   exec::PlanOptions o;
   for (const auto& p : specs) {
     const bool device = p.kind == ProcessorKind::device;
-    o.min_panels.push_back(device ? 4 : 1);
+    // Processors that copy (devices, staged) need several steps per piece for the copies of one
+    // to overlap the GEMM of another; the host works in place.
+    o.min_panels.push_back(p.kind == ProcessorKind::host ? 1 : 4);
     if (p.kind == ProcessorKind::host) {
       o.budget_elements.push_back(0);
       continue;

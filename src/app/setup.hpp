@@ -15,7 +15,8 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d);
 
 // What the planner needs to know of each processor: its memory budget (devices: 80 % of free
 // memory, staged: 512 MiB, unless platform.memory_budget_mib says otherwise; host: none, it
-// works in place) and the fewest k-panels per piece (devices: 4, so copies overlap GEMMs).
+// works in place) and the fewest k-panels per piece (devices and staged: 4, so that copies
+// overlap GEMMs).
 // The beta flags are left for the caller.
 exec::PlanOptions plan_options_for(const deck::Deck& d,
                                    const std::vector<platform::ProcessorSpec>& specs,

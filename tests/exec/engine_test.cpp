@@ -328,6 +328,14 @@ OrderingCase overwrite_case() {
   c.zones = zones_of(partition::Algorithm::slab, {1}, c.m, c.n, c.k, c.tile);
   return c;
 }
+// k of one tile and a small budget: every step is a block of its own, so each slot is
+// refilled while the block before last may still be draining from it -- overwritten by the
+// GEMM (beta = 0) or by the old C brought in (beta != 0).
+OrderingCase one_step_blocks_case(double beta) {
+  OrderingCase c{"one-step-blocks", 96, 80, 8, 8, 1.0, beta, {"staged"}, {}, 1200};
+  c.zones = zones_of(partition::Algorithm::slab, {1}, c.m, c.n, c.k, c.tile);
+  return c;
+}
 // One C block computed by two pieces in a row (split along k): the second brings in the
 // block the first has just drained.
 OrderingCase same_block_case() {
@@ -352,6 +360,14 @@ TEST(Ordering, StreamedBlocksUnderCopyJitter) {
 
 TEST(Ordering, OverwrittenBlocksUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(overwrite_case(), 4, 300), 0);
+}
+
+TEST(Ordering, OneStepBlocksOverwrittenUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(one_step_blocks_case(0.0), 6, 1000), 0);
+}
+
+TEST(Ordering, OneStepBlocksBroughtInUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(one_step_blocks_case(0.5), 6, 1000), 0);
 }
 
 TEST(Ordering, SameBlockTwiceUnderCopyJitter) {
