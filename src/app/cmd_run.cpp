@@ -66,10 +66,9 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
                 " of host memory for A, B and C, but only " + human_bytes(have) + " is available");
 
   auto specs = processors_of(d);
-  auto workers = workers_for<Scalar>(specs);
 
   Stopwatch clock;
-  const auto speeds = speeds_for<Scalar>(d, specs, workers, false, progress);
+  const auto speeds = speeds_for<Scalar>(d, specs, false, progress);
   const double calibration_s = clock.seconds();
   std::vector<double> w;
   for (const auto& s : speeds) w.push_back(s.gflops);
@@ -124,7 +123,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
       break;
   }
 
-  exec::Engine<Scalar> engine(std::move(workers));
+  // The run's one set of workers (threads, buffers, device queues), made once.
+  exec::Engine<Scalar> engine(workers_for<Scalar>(specs));
   engine.reserve(plan);
   const Scalar alpha = Scalar(pr.alpha), beta = Scalar(pr.beta);
   std::vector<exec::RunResult> results;

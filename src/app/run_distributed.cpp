@@ -26,10 +26,10 @@ dist::Outcome run_rank(const deck::Deck& d, const dist::Communicator& comm,
   std::ostream& progress = comm.rank() == 0 ? std::cerr : quiet;
   try {
     res.specs = processors_of(d);
-    res.workers = workers_for<Scalar>(res.specs);
     Stopwatch clock;
-    res.speeds = speeds_for<Scalar>(d, res.specs, res.workers, false, progress);
+    res.speeds = speeds_for<Scalar>(d, res.specs, false, progress);
     res.calibration_s = clock.seconds();
+    res.workers = workers_for<Scalar>(res.specs);
     res.plan_options = plan_options_for(d, res.specs, sizeof(Scalar));
   } catch (...) {
     failure = std::current_exception();

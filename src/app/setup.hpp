@@ -26,11 +26,12 @@ template <class Scalar>
 std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(
     const std::vector<platform::ProcessorSpec>& specs);
 
-// Speeds from the deck, or measured (through the cache unless `fresh`).
+// Speeds from the deck, or measured (through the cache unless `fresh`): all processors at once
+// through the engine, on a plan of the deck's problem (exec::measure_rates). The workers that
+// measure are made and dropped here: the run makes its own set afterwards.
 template <class Scalar>
 std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
-                                        std::vector<std::unique_ptr<exec::Worker<Scalar>>>& workers,
                                         bool fresh, std::ostream& progress);
 
 }  // namespace cuboid::app

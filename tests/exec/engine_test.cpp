@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "exec/calibrate.hpp"
 #include "exec/engine.hpp"
 #include "exec/validate.hpp"
 #include "partition/strategy.hpp"
@@ -383,6 +384,38 @@ TEST(Ordering, TwentyJitteredRunsOfAFixedPlanAreBitwiseEqual) {
   OrderingCase c{"host+staged", 120, 104, 136, 8, 1.0, 1.0, {"host", "staged"}, {}, 4000};
   c.zones = zones_of(partition::Algorithm::nrrp3d, {1, 1}, c.m, c.n, c.k, c.tile);
   EXPECT_EQ(jittered_runs(c, 20, 200), 0);
+}
+
+TEST(Calibration, TruncatedPlansKeepWholeDrainedPrefixes) {
+  exec::PlanOptions o;
+  o.budget_elements = {0, 3000};
+  o.min_panels = {4, 4};
+  const auto plan = exec::make_plan(zones_of(partition::Algorithm::nrrp3d, {1, 1}, 64, 64, 64, 8),
+                                    64, 64, 64, 8, o);
+  const auto one = exec::truncate_plan(plan, {0, 0});
+  for (std::size_t q = 0; q < 2; ++q) {
+    ASSERT_EQ(one.processors[q].steps.size(), 1u);
+    EXPECT_TRUE(one.processors[q].steps.back().c_out);
+    EXPECT_EQ(one.processors[q].steps.front().c, plan.processors[q].steps.front().c);
+    EXPECT_EQ(one.processors[q].steps.front().l1, plan.processors[q].steps.front().l1);
+  }
+  const auto all = exec::truncate_plan(plan, {1e30, 1e30});
+  for (std::size_t q = 0; q < 2; ++q)
+    EXPECT_EQ(all.processors[q].steps.size(), plan.processors[q].steps.size());
+  EXPECT_TRUE(all.prescale.empty());
+}
+
+TEST(Calibration, MeasuresEveryProcessorThroughTheEngine) {
+  auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  exec::PlanOptions o;
+  o.budget_elements = {0, 1 << 16};
+  const auto problem = exec::calibration_problem(192, 160, 4096, 32, partition::Algorithm::nrrp3d,
+                                                 partition::Discretization::precise, o);
+  EXPECT_EQ(problem.k, 2048) << "edges are capped";
+  EXPECT_EQ(problem.options.min_panels, (std::vector<int>{4, 4}));
+  const auto rates = exec::measure_rates<double>(specs, problem, 0.02);
+  ASSERT_EQ(rates.size(), 2u);
+  for (double r : rates) EXPECT_GT(r, 0.0);
 }
 
 TEST(Validate, RejectsACorruptedProduct) {
