@@ -59,7 +59,8 @@ struct StagedHostBackend {
     using Event = QueueEvent;
     explicit Queues(const platform::ProcessorSpec& spec)
         : bytes_per_s_(spec.link_gbs > 0 ? spec.link_gbs * 1e9 : 0),
-          jitter_us_(spec.copy_jitter_us) {
+          jitter_us_(spec.copy_jitter_us),
+          team_threads_(spec.team_gemm ? spec.threads : 0) {
       // OpenMP (and so OpenBLAS) threads are per calling thread: set once on the GEMM lane.
       const int threads = spec.threads;
       q_[lane_compute].submit([threads] { set_thread_count(threads); });
@@ -83,7 +84,10 @@ struct StagedHostBackend {
       q_[lane_compute].submit([this, alpha, a, b, beta, c] {
         const double t = now_seconds();
         stall_s_ += t - last_gemm_end_;
-        kokkos_ext::gemm(exec_space(), alpha, a, b, beta, c);
+        if (team_threads_ > 1)
+          team_gemm(exec_space(), team_threads_, alpha, a, b, beta, c);
+        else
+          kokkos_ext::gemm(exec_space(), alpha, a, b, beta, c);
         const double e = now_seconds();
         busy_s_ += e - t;
         last_gemm_end_ = e;
@@ -135,6 +139,7 @@ struct StagedHostBackend {
     }
 
     double bytes_per_s_ = 0, jitter_us_ = 0;
+    int team_threads_ = 0;
     // Written by one lane's thread each, read after finish().
     std::array<std::int64_t, 3> copy_ns_{};
     double busy_s_ = 0, stall_s_ = 0, last_gemm_end_ = 0;

@@ -22,6 +22,9 @@ struct ProcessorSpec {
   // after a random delay of up to copy_jitter_us (a test mode that shakes out missing waits).
   double link_gbs = 0;
   double copy_jitter_us = 0;
+  // Host-side processors that share the cores with another one run each GEMM as their own team
+  // of single-threaded BLAS calls (exec::team_gemm): the BLAS would serialise them otherwise.
+  bool team_gemm = false;
 };
 
 std::string to_string(ProcessorKind k);
