@@ -12,6 +12,7 @@
 //   void download(Lane, dst, src, bytes) processor memory -> staging, asynchronous
 //   void gemm(alpha, A, B, beta, C)    on the compute lane, asynchronous
 //   void begin_run(); void finish();   finish waits for every lane
+//   chunk_bytes (Backend)              size of the input staging chunks
 //   LaneTimes times()                  after finish(): copy, GEMM and stall seconds of the run
 #include <Kokkos_Core.hpp>
 
@@ -53,6 +54,7 @@ struct StagedHostBackend {
 #endif
   using memory_space = Kokkos::HostSpace;
   using staging_space = Kokkos::HostSpace;
+  static constexpr std::int64_t chunk_bytes = std::int64_t(1) << 20;  // input staging chunks
 
   class Queues {
    public:
@@ -154,6 +156,9 @@ struct CudaBackend {
   using exec_space = Kokkos::Cuda;
   using memory_space = Kokkos::CudaSpace;
   using staging_space = Kokkos::CudaHostPinnedSpace;
+  // Input staging chunks: large enough for PCIe's peak and few events (two per copy, for its
+  // time, kept until the end of the run), small enough that packing overlaps the transfer.
+  static constexpr std::int64_t chunk_bytes = std::int64_t(8) << 20;
 
   class Queues {
    public:

@@ -34,10 +34,10 @@ class StagedWorker final : public Worker<Scalar> {
       Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Kokkos::Device<exec_space, mem_space>,
                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-  // Input staging: small chunks fill the pipeline sooner (the first GEMM waits for one chunk's
-  // packing plus the panel's transfer), and 1 MiB still moves near a PCIe link's peak.
+  // Input staging: a ring of chunks; each backend says how large (small chunks fill the
+  // pipeline sooner, large ones cost fewer copies and events).
   static constexpr int kRing = 8;
-  static constexpr std::int64_t kChunkBytes = std::int64_t(1) << 20;  // per chunk, at most
+  static constexpr std::int64_t kChunkBytes = Backend::chunk_bytes;  // per chunk, at most
 
  public:
   explicit StagedWorker(const platform::ProcessorSpec& spec)
