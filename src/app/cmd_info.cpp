@@ -28,10 +28,9 @@ namespace {
 template <class Scalar>
 void calibrate_deck(const deck::Deck& d, bool fresh) {
   auto specs = processors_of(d);
-  auto workers = workers_for<Scalar>(specs);
   deck::Deck measured = d;
   measured.platform.measure_speeds = true;
-  const auto speeds = speeds_for<Scalar>(measured, specs, workers, fresh, std::cerr);
+  const auto speeds = speeds_for<Scalar>(measured, specs, fresh, std::cerr);
   double total = 0;
   for (const auto& s : speeds) total += s.gflops;
   std::cout << fmt::format("{:<10} {:>8} {:>10} {:>8} {:>9}\n", "processor", "threads", "GFLOP/s",

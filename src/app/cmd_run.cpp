@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 #include <numeric>
 
@@ -32,6 +33,23 @@ struct RunOptions {
   std::string json;
 };
 
+// FNV-1a over the 64-bit words of C: equal hashes across runs mean (up to collisions) bitwise
+// equal products, which a fixed plan must give however its copies were timed.
+template <class Scalar>
+std::string bitwise_hash(const exec::HostMatrix<Scalar>& C) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(C.data());
+  const std::size_t n = C.span() * sizeof(Scalar);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, bytes + i, 8);
+    h = (h ^ w) * 1099511628211ull;
+  }
+  for (; i < n; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
+
 template <class Scalar>
 void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const auto& pr = d.problem;
@@ -49,10 +67,9 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
                 " of host memory for A, B and C, but only " + human_bytes(have) + " is available");
 
   auto specs = processors_of(d);
-  auto workers = workers_for<Scalar>(specs);
 
   Stopwatch clock;
-  const auto speeds = speeds_for<Scalar>(d, specs, workers, false, progress);
+  const auto speeds = speeds_for<Scalar>(d, specs, false, progress);
   const double calibration_s = clock.seconds();
   std::vector<double> w;
   for (const auto& s : speeds) w.push_back(s.gflops);
@@ -107,14 +124,17 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
       break;
   }
 
-  exec::Engine<Scalar> engine(std::move(workers));
+  // The run's one set of workers (threads, buffers, device queues), made once.
+  exec::Engine<Scalar> engine(workers_for<Scalar>(specs));
   engine.reserve(plan);
   const Scalar alpha = Scalar(pr.alpha), beta = Scalar(pr.beta);
   std::vector<exec::RunResult> results;
+  std::vector<std::string> c_hashes;
   const int total = d.run.warmup + d.run.repetitions;
   for (int r = 0; r < total; ++r) {
     Kokkos::deep_copy(C, C0);
     auto res = engine.run(plan, A, B, C, alpha, beta);
+    c_hashes.push_back(bitwise_hash(C));
     const bool warm = r < d.run.warmup;
     progress << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n",
                             warm ? "warm-up" : "repetition", warm ? r + 1 : r - d.run.warmup + 1,
@@ -159,12 +179,13 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     p.target_share = w[q] / total_speed;
     p.volume = pp.tasks, p.volume_share = pp.tasks / total_tasks;
     p.pieces = pp.pieces, p.steps = ws.steps;
-    p.busy_s = ws.busy_s, p.stall_s = ws.stall_s, p.finish_s = ws.finish_s;
+    p.busy_s = ws.busy_s, p.copy_s = ws.copy_s, p.stall_s = ws.stall_s, p.finish_s = ws.finish_s;
     p.h2d_bytes = ws.h2d_bytes, p.d2h_bytes = ws.d2h_bytes, p.flops = ws.flops;
     p.predicted_s = pp.flops / (w[q] * 1e9);
     rec.processors.push_back(p);
   }
   report::describe_process(rec);
+  rec.c_hashes = c_hashes;
 
   if (d.run.validate) {
     progress << "validate: reference gemm on the host ...\n";

@@ -137,8 +137,8 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
       q.kind = p["kind"], q.space = p["space"], q.threads = p["threads"];
       q.speed_gflops = p["speed_gflops"], q.speed_source = p["speed_source"];
       q.target_share = total_speed > 0 ? q.speed_gflops * f / total_speed : 0;
-      q.flops = p["flops"], q.busy_s = p["busy_s"], q.stall_s = p["stall_s"],
-      q.finish_s = p["finish_s"];
+      q.flops = p["flops"], q.busy_s = p["busy_s"], q.copy_s = p["copy_s"],
+      q.stall_s = p["stall_s"], q.finish_s = p["finish_s"];
       q.h2d_bytes = p["h2d_bytes"], q.d2h_bytes = p["d2h_bytes"], q.steps = p["steps"];
       // Tasks are known per rank; a processor's share of them follows its share of the flops.
       q.volume = rank_flops > 0 ? rank_tasks * q.flops / rank_flops : 0;
@@ -272,10 +272,10 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
   std::ostream& progress = comm.rank() == 0 ? std::cerr : quiet;
   try {
     res.specs = processors_of(d);
-    res.workers = workers_for<Scalar>(res.specs);
     Stopwatch clock;
-    res.speeds = speeds_for<Scalar>(d, res.specs, res.workers, false, progress);
+    res.speeds = speeds_for<Scalar>(d, res.specs, false, progress);
     res.calibration_s = clock.seconds();
+    res.workers = workers_for<Scalar>(res.specs);
     res.plan_options = plan_options_for(d, res.specs, sizeof(Scalar));
   } catch (...) {
     failure = std::current_exception();

@@ -1,5 +1,6 @@
 #include "app/setup.hpp"
 
+#include "exec/calibrate.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -9,6 +10,11 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
   const bool given = !d.platform.processors.empty();
   auto names = given ? d.platform.processors : platform::default_processor_names();
   auto specs = platform::resolve_processors(names, d.location("platform.processors"));
+  for (auto& p : specs)
+    if (p.kind == platform::ProcessorKind::staged) {
+      p.link_gbs = d.platform.staged_link_gbs;
+      p.copy_jitter_us = d.platform.staged_copy_jitter_us;
+    }
   if (!d.platform.measure_speeds && d.platform.speeds.size() != specs.size())
     throw Error(d.location("platform.speeds") +
                 ": platform.speeds: " + std::to_string(d.platform.speeds.size()) + " speeds for " +
@@ -25,7 +31,9 @@ exec::PlanOptions plan_options_for(const deck::Deck& d,
   exec::PlanOptions o;
   for (const auto& p : specs) {
     const bool device = p.kind == ProcessorKind::device;
-    o.min_panels.push_back(device ? 4 : 1);
+    // Processors that copy (devices, staged) need several steps per piece for the copies of one
+    // to overlap the GEMM of another; the host works in place.
+    o.min_panels.push_back(p.kind == ProcessorKind::host ? 1 : 4);
     if (p.kind == ProcessorKind::host) {
       o.budget_elements.push_back(0);
       continue;
@@ -52,25 +60,25 @@ std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(
 template <class Scalar>
 std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
-                                        std::vector<std::unique_ptr<exec::Worker<Scalar>>>& workers,
                                         bool fresh, std::ostream& progress) {
   std::vector<platform::Speed> speeds;
   if (!d.platform.measure_speeds) {
     for (double s : d.platform.speeds) speeds.push_back(platform::Speed{s, "deck"});
     return speeds;
   }
-  std::vector<platform::Measure> measure;
-  for (auto& w : workers) {
-    exec::Worker<Scalar>* raw = w.get();
-    measure.emplace_back([raw](std::int64_t s, double t) { return raw->measure_gemm_rate(s, t); });
-  }
   const auto& p = d.problem;
-  const std::int64_t size = platform::calibration_size(p.tile, p.m, p.n, p.k);
+  exec::PlanOptions options = plan_options_for(d, specs, sizeof(Scalar));
+  options.beta_is_one = p.beta == 1.0;
+  options.beta_is_zero = p.beta == 0.0;
+  const exec::CalibrationProblem problem = exec::calibration_problem(
+      p.m, p.n, p.k, p.tile, d.partition.algorithm, d.partition.discretization, options);
   std::unique_ptr<platform::SpeedCache> cache;
   if (d.platform.use_speed_cache)
     cache = std::make_unique<platform::SpeedCache>(platform::default_speed_cache_path());
-  return platform::calibrate(specs, measure, deck::to_string(p.precision), size, cache.get(), fresh,
-                             progress);
+  return platform::calibrate(
+      specs, deck::to_string(p.precision), problem.describe(),
+      [&] { return exec::measure_rates<Scalar>(specs, problem, 0.25); }, cache.get(), fresh,
+      progress);
 }
 
 template std::vector<std::unique_ptr<exec::Worker<double>>> workers_for<double>(
@@ -78,10 +86,9 @@ template std::vector<std::unique_ptr<exec::Worker<double>>> workers_for<double>(
 template std::vector<std::unique_ptr<exec::Worker<float>>> workers_for<float>(
     const std::vector<platform::ProcessorSpec>&);
 template std::vector<platform::Speed> speeds_for<double>(
-    const deck::Deck&, const std::vector<platform::ProcessorSpec>&,
-    std::vector<std::unique_ptr<exec::Worker<double>>>&, bool, std::ostream&);
-template std::vector<platform::Speed> speeds_for<float>(
-    const deck::Deck&, const std::vector<platform::ProcessorSpec>&,
-    std::vector<std::unique_ptr<exec::Worker<float>>>&, bool, std::ostream&);
+    const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&);
+template std::vector<platform::Speed> speeds_for<float>(const deck::Deck&,
+                                                        const std::vector<platform::ProcessorSpec>&,
+                                                        bool, std::ostream&);
 
 }  // namespace cuboid::app

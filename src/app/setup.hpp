@@ -15,7 +15,8 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d);
 
 // What the planner needs to know of each processor: its memory budget (devices: 80 % of free
 // memory, staged: 512 MiB, unless platform.memory_budget_mib says otherwise; host: none, it
-// works in place) and the fewest k-panels per piece (devices: 4, so copies overlap GEMMs).
+// works in place) and the fewest k-panels per piece (devices and staged: 4, so that copies
+// overlap GEMMs).
 // The beta flags are left for the caller.
 exec::PlanOptions plan_options_for(const deck::Deck& d,
                                    const std::vector<platform::ProcessorSpec>& specs,
@@ -25,11 +26,12 @@ template <class Scalar>
 std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(
     const std::vector<platform::ProcessorSpec>& specs);
 
-// Speeds from the deck, or measured (through the cache unless `fresh`).
+// Speeds from the deck, or measured (through the cache unless `fresh`): all processors at once
+// through the engine, on a plan of the deck's problem (exec::measure_rates). The workers that
+// measure are made and dropped here: the run makes its own set afterwards.
 template <class Scalar>
 std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
-                                        std::vector<std::unique_ptr<exec::Worker<Scalar>>>& workers,
                                         bool fresh, std::ostream& progress);
 
 }  // namespace cuboid::app

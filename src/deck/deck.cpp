@@ -203,6 +203,23 @@ const std::map<std::string, Setter>& keys() {
     t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.platform.use_speed_cache = get_bool(n, at, k);
     };
+    t["platform.staged_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      double v = get_number(n, at, k);
+      if (!(v > 0))
+        fail(at, k,
+             "must be positive (GB/s of the link a staged processor copies over), got " +
+                 describe(n));
+      d.platform.staged_link_gbs = v;
+    };
+    t["platform.staged_copy_jitter_us"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      double v = get_number(n, at, k);
+      if (v < 0 || v > 1e6)
+        fail(at, k,
+             "must be between 0 and 1000000 (microseconds of random delay before each staged "
+             "copy), got " +
+                 describe(n));
+      d.platform.staged_copy_jitter_us = v;
+    };
     t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
       // "auto": candidates scored by a model (across ranks: the traffic model).
       std::vector<std::pair<std::string, std::optional<partition::Algorithm>>> c{

@@ -28,6 +28,8 @@ struct Platform {
   std::vector<double> speeds;    // given speeds, when not measured
   double memory_budget_mib = 0;  // 0: automatic, per processor
   bool use_speed_cache = true;
+  double staged_link_gbs = 0;        // 0: staged copies run at memcpy speed
+  double staged_copy_jitter_us = 0;  // test mode: random delays before staged copies
 };
 
 struct Partition {

@@ -275,7 +275,8 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
         for (std::size_t q = 0; q < result.workers.size(); ++q) {
           auto& w = rep.workers[q];
           const auto& x = result.workers[q];
-          w.busy_s += x.busy_s, w.stall_s += x.stall_s, w.h2d_bytes += x.h2d_bytes;
+          w.busy_s += x.busy_s, w.copy_s += x.copy_s, w.stall_s += x.stall_s;
+          w.h2d_bytes += x.h2d_bytes;
           w.d2h_bytes += x.d2h_bytes, w.flops += x.flops, w.steps += x.steps;
           w.finish_s = std::max(w.finish_s, x.finish_s);
         }
@@ -369,6 +370,7 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
                                   {"speed_gflops", res.speeds[q].gflops},
                                   {"speed_source", res.speeds[q].source},
                                   {"busy_s", w.busy_s},
+                                  {"copy_s", w.copy_s},
                                   {"stall_s", w.stall_s},
                                   {"finish_s", w.finish_s},
                                   {"h2d_bytes", w.h2d_bytes},

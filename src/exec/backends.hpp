@@ -1,43 +1,247 @@
 #pragma once
-// Execution/memory space triples for processors with their own memory.
+// The processors with memory of their own. A backend names the execution space, the
+// processor's memory space and the host staging space (pinned memory on a GPU), and supplies
+// Queues: three in-order instances (copies in, GEMMs, copies out), events that order work
+// between them without the host, and the times the device clock saw.
+//
+// Queues interface (both backends):
+//   Event record(Lane)                 marks the current end of a lane
+//   void wait(Lane, const Event&)      later work on the lane starts after the event
+//   void sync(const Event&)            the host waits for the event
+//   void upload(Lane, dst, src, bytes)   staging -> processor memory, asynchronous
+//   void download(Lane, dst, src, bytes) processor memory -> staging, asynchronous
+//   void gemm(alpha, A, B, beta, C)    on the compute lane, asynchronous
+//   void begin_run(); void finish();   finish waits for every lane
+//   chunk_bytes (Backend)              size of the input staging chunks
+//   LaneTimes times()                  after finish(): copy, GEMM and stall seconds of the run
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "exec/work_queue.hpp"
+#include "exec/worker.hpp"
+#include "kokkos_ext/compat.hpp"
 #include "platform/device_backend.hpp"
 #include "platform/processor.hpp"
 
 namespace cuboid::exec {
 
-// A host-backed processor that behaves like a device: own buffers, explicit copies. Serial
-// keeps its copies and kernels off the OpenMP pool the host processor uses.
+enum Lane : int { lane_in = 0, lane_compute = 1, lane_out = 2 };
+
+struct LaneTimes {
+  double copy_s = 0;   // time copies took (both directions)
+  double busy_s = 0;   // time GEMMs ran
+  double stall_s = 0;  // time the GEMM lane sat idle before a GEMM, waiting for its inputs
+};
+
+// A host-backed processor that behaves like a device: own buffers, and three work queues with
+// threads of their own -- two copy engines and a GEMM engine. A copy takes at least
+// bytes / platform.staged_link_gbs, like a PCIe transfer, and in the jitter test mode may start
+// after a random delay, so that any missing wait shows up as a wrong product.
 struct StagedHostBackend {
 #if defined(KOKKOS_ENABLE_SERIAL)
-  using exec_space = Kokkos::Serial;
+  using exec_space = Kokkos::Serial;  // GEMMs go to the BLAS; no Kokkos kernel runs here
 #else
   using exec_space = Kokkos::DefaultHostExecutionSpace;
 #endif
   using memory_space = Kokkos::HostSpace;
   using staging_space = Kokkos::HostSpace;
-  static std::array<exec_space, 3> instances(const platform::ProcessorSpec&) {
-    return {exec_space(), exec_space(), exec_space()};
-  }
+  static constexpr std::int64_t chunk_bytes = std::int64_t(1) << 20;  // input staging chunks
+
+  class Queues {
+   public:
+    using Event = QueueEvent;
+    explicit Queues(const platform::ProcessorSpec& spec)
+        : bytes_per_s_(spec.link_gbs > 0 ? spec.link_gbs * 1e9 : 0),
+          jitter_us_(spec.copy_jitter_us),
+          team_threads_(spec.team_gemm ? spec.threads : 0) {
+      // OpenMP (and so OpenBLAS) threads are per calling thread: set once on the GEMM lane.
+      const int threads = spec.threads;
+      q_[lane_compute].submit([threads] { set_thread_count(threads); });
+      q_[lane_compute].fence();
+    }
+    exec_space compute_space() const { return exec_space(); }
+
+    Event record(Lane l) const { return q_[l].record(); }
+    void wait(Lane l, const Event& e) {
+      if (e.queue == nullptr || e.queue == &q_[l]) return;  // a lane is in order by itself
+      q_[l].submit([e] { e.wait(); });
+    }
+    static void sync(const Event& e) { e.wait(); }
+    void upload(Lane l, void* dst, const void* src, std::size_t bytes) { copy(l, dst, src, bytes); }
+    void download(Lane l, void* dst, const void* src, std::size_t bytes) {
+      copy(l, dst, src, bytes);
+    }
+    template <class A, class B, class C>
+    void gemm(typename C::const_value_type alpha, const A& a, const B& b,
+              typename C::const_value_type beta, const C& c) {
+      q_[lane_compute].submit([this, alpha, a, b, beta, c] {
+        const double t = now_seconds();
+        stall_s_ += t - last_gemm_end_;
+        if (team_threads_ > 1)
+          team_gemm(exec_space(), team_threads_, alpha, a, b, beta, c);
+        else
+          kokkos_ext::gemm(exec_space(), alpha, a, b, beta, c);
+        const double e = now_seconds();
+        busy_s_ += e - t;
+        last_gemm_end_ = e;
+      });
+    }
+    void begin_run() {
+      copy_ns_[lane_in] = copy_ns_[lane_out] = 0;
+      busy_s_ = stall_s_ = 0;
+      last_gemm_end_ = now_seconds();
+    }
+    void finish() {
+      std::exception_ptr first;
+      for (auto& q : q_) {
+        try {
+          q.fence();
+        } catch (...) {
+          if (!first) first = std::current_exception();
+        }
+      }
+      if (first) std::rethrow_exception(first);
+    }
+    LaneTimes times() const {
+      return LaneTimes{double(copy_ns_[lane_in] + copy_ns_[lane_out]) * 1e-9, busy_s_, stall_s_};
+    }
+
+   private:
+    void copy(Lane l, void* dst, const void* src, std::size_t bytes) {
+      q_[l].submit([this, l, dst, src, bytes] {
+        using clock = std::chrono::steady_clock;
+        const auto t0 = clock::now();
+        if (jitter_us_ > 0) {
+          // One copy in four is held back, by up to jitter_us: rare long delays reorder the
+          // queues far more often than a small delay on every copy would.
+          thread_local std::mt19937_64 rng{std::random_device{}()};
+          std::uniform_real_distribution<double> u(0, 1);
+          if (u(rng) < 0.25)
+            std::this_thread::sleep_for(
+                std::chrono::duration<double, std::micro>(u(rng) * jitter_us_));
+        }
+        const auto start = clock::now();
+        std::memcpy(dst, src, bytes);
+        if (bytes_per_s_ > 0)
+          std::this_thread::sleep_until(
+              start + std::chrono::duration_cast<clock::duration>(
+                          std::chrono::duration<double>(double(bytes) / bytes_per_s_)));
+        copy_ns_[l] +=
+            std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count();
+      });
+    }
+
+    double bytes_per_s_ = 0, jitter_us_ = 0;
+    int team_threads_ = 0;
+    // Written by one lane's thread each, read after finish().
+    std::array<std::int64_t, 3> copy_ns_{};
+    double busy_s_ = 0, stall_s_ = 0, last_gemm_end_ = 0;
+    mutable std::array<WorkQueue, 3> q_;
+  };
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
 // A GPU: buffers in CudaSpace, staging in pinned host memory (so that copies are asynchronous
-// DMA), and three instances on streams of their own (copies in, GEMMs, copies out).
+// DMA), three instances on streams of their own, CUDA events between them.
 struct CudaBackend {
   using exec_space = Kokkos::Cuda;
   using memory_space = Kokkos::CudaSpace;
   using staging_space = Kokkos::CudaHostPinnedSpace;
-  static std::array<exec_space, 3> instances(const platform::ProcessorSpec& spec) {
-    // Kokkos drives one device per process: cuda:N must be that device.
-    platform::require_active_device(spec.index, "platform.processors");
-    auto v = platform::make_device_instances(3);
-    return {v[0], v[1], v[2]};
-  }
+  // Input staging chunks: large enough for PCIe's peak and few events (two per copy, for its
+  // time, kept until the end of the run), small enough that packing overlaps the transfer.
+  static constexpr std::int64_t chunk_bytes = std::int64_t(8) << 20;
+
+  class Queues {
+   public:
+    using Event = platform::DeviceEvent;
+    explicit Queues(const platform::ProcessorSpec& spec) {
+      // Kokkos drives one device per process: cuda:N must be that device.
+      platform::require_active_device(spec.index, "platform.processors");
+      auto v = platform::make_device_instances(3);
+      inst_ = {v[0], v[1], v[2]};
+    }
+    ~Queues() {
+      for (auto e : pool_) platform::destroy_event(e);
+    }
+    Queues(const Queues&) = delete;
+    Queues& operator=(const Queues&) = delete;
+    exec_space compute_space() const { return inst_[lane_compute]; }
+
+    Event record(Lane l) {
+      Event e = next_event();
+      platform::record_event(e, inst_[l]);
+      return e;
+    }
+    void wait(Lane l, const Event& e) {
+      if (e) platform::wait_event(inst_[l], e);
+    }
+    static void sync(const Event& e) {
+      if (e) platform::sync_event(e);
+    }
+    void upload(Lane l, void* dst, const void* src, std::size_t bytes) {
+      const Event a = record(l);
+      kokkos_ext::deep_copy(
+          inst_[l], Bytes<memory_space>(static_cast<unsigned char*>(dst), bytes),
+          Bytes<staging_space>(static_cast<unsigned char*>(const_cast<void*>(src)), bytes));
+      copies_.push_back({a, record(l)});
+    }
+    void download(Lane l, void* dst, const void* src, std::size_t bytes) {
+      const Event a = record(l);
+      kokkos_ext::deep_copy(
+          inst_[l], Bytes<staging_space>(static_cast<unsigned char*>(dst), bytes),
+          Bytes<memory_space>(static_cast<unsigned char*>(const_cast<void*>(src)), bytes));
+      copies_.push_back({a, record(l)});
+    }
+    template <class A, class B, class C>
+    void gemm(typename C::const_value_type alpha, const A& a, const B& b,
+              typename C::const_value_type beta, const C& c) {
+      const Event s = record(lane_compute);
+      kokkos_ext::gemm(inst_[lane_compute], alpha, a, b, beta, c);
+      gemms_.push_back({s, record(lane_compute)});
+    }
+    void begin_run() {
+      used_ = 0;
+      copies_.clear(), gemms_.clear();
+      start_ = record(lane_compute);
+    }
+    void finish() {
+      for (auto& i : inst_) i.fence();
+    }
+    LaneTimes times() const {
+      LaneTimes t;
+      for (const auto& [a, b] : copies_) t.copy_s += platform::elapsed_seconds(a, b);
+      Event last = start_;
+      for (const auto& [a, b] : gemms_) {
+        t.stall_s += platform::elapsed_seconds(last, a);
+        t.busy_s += platform::elapsed_seconds(a, b);
+        last = b;
+      }
+      return t;
+    }
+
+   private:
+    template <class Space>
+    using Bytes = Kokkos::View<unsigned char*, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    // Events are reused run after run (begin_run follows a finish, so all have completed).
+    Event next_event() {
+      if (used_ == pool_.size()) pool_.push_back(platform::create_event(inst_[lane_compute]));
+      return pool_[used_++];
+    }
+    std::array<exec_space, 3> inst_;
+    std::vector<Event> pool_;
+    std::size_t used_ = 0;
+    std::vector<std::pair<Event, Event>> copies_, gemms_;
+    Event start_ = nullptr;
+  };
 };
 #endif
 

@@ -31,13 +31,13 @@ class HostWorker final : public Worker<Scalar> {
                                                        : ctx.beta;
       const double t = now_seconds();
       if (step.dest < 0) {
-        kokkos_ext::gemm(exec, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));
+        gemm(exec, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));
       } else {
         const Rect& r = ctx.partial_rects[std::size_t(step.dest)];
         auto c = Kokkos::subview(ctx.partials[std::size_t(step.dest)],
                                  std::make_pair(step.c.i0 - r.i0, step.c.i1 - r.i0),
                                  std::make_pair(step.c.j0 - r.j0, step.c.j1 - r.j0));
-        kokkos_ext::gemm(exec, ctx.alpha, a, b, beta, c);
+        gemm(exec, ctx.alpha, a, b, beta, c);
       }
       exec.fence();
       st.busy_s += now_seconds() - t;
@@ -56,6 +56,15 @@ class HostWorker final : public Worker<Scalar> {
     Kokkos::deep_copy(B, Scalar(0.25));
     const space exec;
     return best_gemm_rate(exec, A, B, C, s, max_seconds);
+  }
+
+ private:
+  template <class A, class B, class C>
+  void gemm(const space& exec, Scalar alpha, const A& a, const B& b, Scalar beta, const C& c) {
+    if (this->spec_.team_gemm)
+      team_gemm(exec, this->spec_.threads, alpha, a, b, beta, c);
+    else
+      kokkos_ext::gemm(exec, alpha, a, b, beta, c);
   }
 };
 

@@ -158,6 +158,15 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
       const int min_panels =
           q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
       split_for_budget(c, l0, l1, tile, budget, min_panels, parts);
+      // The first step's copies cannot overlap anything: a processor that overlaps copies
+      // starts with a panel of one tile, so that less waits to fill the pipeline.
+      if (piece_index == 0 && min_panels > 1 && !parts.empty()) {
+        auto [rect, a, z] = parts.front();
+        if (z - a > tile) {
+          parts.front() = std::make_tuple(rect, a, a + tile);
+          parts.insert(parts.begin() + 1, std::make_tuple(rect, a + tile, z));
+        }
+      }
       // Steps on the same sub-block follow each other, so the block stays resident.
       for (std::size_t s = 0; s < parts.size(); ++s) {
         const auto& [rect, a, z] = parts[s];

@@ -69,7 +69,8 @@ struct PlanOptions {
   // 0 means it works in place and needs no buffers.
   std::vector<std::int64_t> budget_elements;
   // Fewest k-panels each piece of a processor is cut into (1 when absent). A device needs
-  // several: with a single step there is nothing for the copies to overlap with.
+  // several: with a single step there is nothing for the copies to overlap with. With more
+  // than one, the processor's first step is also cut to one tile deep (pipeline fill).
   std::vector<int> min_panels;
 };
 

@@ -1,12 +1,18 @@
 #pragma once
-// The pipeline every processor with its own memory runs. Backend supplies the execution space,
-// the processor's memory space, the host staging space (pinned memory on a GPU) and three
-// instances: copies in, GEMMs, copies out. On a GPU the instances are separate streams, so the
-// copies of step s+1 and the drain of step s-1 overlap the GEMM of step s.
+// The pipeline every processor with its own memory runs (host-backed "staged" processors and
+// GPUs); Backend supplies the spaces and the three queues (copies in, GEMMs, copies out).
+//
+// The host only packs and issues work: inputs go through a ring of staging chunks (packing a
+// chunk overlaps the copy of the previous one), and every ordering between the queues is an
+// event, so the GEMM queue holds the next step while the current one runs. The host waits only
+// where it must touch memory a queue still uses: a staging chunk before packing into it again,
+// and a drained C block before unpacking it. Each wait below is marked `// wait:` with what
+// it protects; tests/exec/engine_test.cpp (Ordering*) fails when any one of them is removed.
+#include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <thread>
 
+#include "exec/backends.hpp"
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
 
@@ -17,98 +23,120 @@ class StagedWorker final : public Worker<Scalar> {
   using exec_space = typename Backend::exec_space;
   using mem_space = typename Backend::memory_space;
   using staging_space = typename Backend::staging_space;
+  using Queues = typename Backend::Queues;
+  using Event = typename Queues::Event;
   using Buffer = Kokkos::View<Scalar*, mem_space>;
   using Staging = Kokkos::View<Scalar*, staging_space>;
-  using Block = Kokkos::View<Scalar**, Kokkos::LayoutLeft, mem_space,
+  // Typed with the space that runs them, so that Kokkos Kernels picks the vendor BLAS for it.
+  using Block = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::Device<exec_space, mem_space>,
                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using StagingBlock = Kokkos::View<Scalar**, Kokkos::LayoutLeft, staging_space,
-                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using ConstBlock =
+      Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Kokkos::Device<exec_space, mem_space>,
+                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  // Input staging: a ring of chunks; each backend says how large (small chunks fill the
+  // pipeline sooner, large ones cost fewer copies and events).
+  static constexpr int kRing = 8;
+  static constexpr std::int64_t kChunkBytes = Backend::chunk_bytes;  // per chunk, at most
 
  public:
   explicit StagedWorker(const platform::ProcessorSpec& spec)
       : Worker<Scalar>(spec),
-        instances_(Backend::instances(spec)),
+        queues_(spec),
         // A device has no cores of its own: it borrows a few for packing.
         copy_threads_(spec.threads > 0
                           ? spec.threads
                           : std::max(1, std::min(4, int(std::thread::hardware_concurrency())))) {}
 
   void prepare(const ProcessorPlan& plan) override {
+    std::int64_t ab = 0, c = 0, column = 1, upload = 1;
+    for (const Step& s : plan.steps) {
+      ab = std::max(ab, (s.c.rows() + s.c.cols()) * s.depth());
+      c = std::max(c, s.c.rows() * s.c.cols());
+      column = std::max({column, s.c.rows(), s.depth()});
+      upload = std::max({upload, s.c.rows() * s.depth(), s.depth() * s.c.cols(), c});
+    }
+    // Chunks hold at least one column, and need not be larger than the largest upload.
+    const std::int64_t chunk = std::max<std::int64_t>(
+        column, std::min<std::int64_t>(kChunkBytes / std::int64_t(sizeof(Scalar)), upload));
     kokkos_ext::ScopedRegion region("cuboid::exec::allocate_buffers");
-    ensure(plan.max_a, plan.max_b, plan.max_c);
+    grow(ab_buf_, ab, "cuboid::exec::AB_panels");
+    grow(c_buf_, c, "cuboid::exec::C_block");
+    grow(c_stage_, c, "cuboid::exec::C_staging");
+    if (std::int64_t(ring_.extent(0)) < kRing * chunk || chunk_ < chunk) {
+      chunk_ = std::max(chunk_, chunk);
+      ring_ = Staging(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::ring"),
+                      std::size_t(kRing * chunk_));
+    }
   }
 
   double reserved_bytes() const override {
-    double b = 0;
-    for (const auto* set : {&a_buf_, &b_buf_, &c_buf_})
-      for (const auto& v : *set) b += double(v.extent(0)) * sizeof(Scalar);
-    for (const auto* set : {&a_stage_, &b_stage_, &c_stage_})
-      for (const auto& v : *set) b += double(v.extent(0)) * sizeof(Scalar);
-    return b;
+    double b = double(ring_.extent(0));
+    for (const auto& v : ab_buf_) b += double(v.extent(0));
+    for (const auto& v : c_buf_) b += double(v.extent(0));
+    for (const auto& v : c_stage_) b += double(v.extent(0));
+    return b * sizeof(Scalar);
   }
 
   WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
                       double t0) override {
     kokkos_ext::ScopedRegion region("cuboid::exec::staged[" + this->spec_.name + "]");
-    set_thread_count(this->spec_.threads);
-    ensure(plan.max_a, plan.max_b, plan.max_c);
+    prepare(plan);  // nothing to do once reserved
     WorkerStats st;
     const auto& steps = plan.steps;
     if (steps.empty()) {
       st.finish_s = now_seconds() - t0;
       return st;
     }
-    auto& in = instances_[0];
-    auto& compute = instances_[1];
-    auto& out = instances_[2];
     int c_slot = 1;  // flips at the start of each run of steps on one C block
-    std::vector<int> slot_of_step(steps.size(), 0);
+    slot_of_step_.resize(steps.size());
     for (std::size_t s = 0; s < steps.size(); ++s) {
-      const bool new_run = s == 0 || steps[s - 1].c_out;
-      if (new_run) c_slot ^= 1;
-      slot_of_step[s] = c_slot;
+      if (s == 0 || steps[s - 1].c_out) c_slot ^= 1;
+      slot_of_step_[s] = c_slot;
     }
+    in_ready_ = gemm_done_ = drained_ = {};
+    ring_free_ = {};
+    ring_next_ = 0;
+    pending_ = {};
 
-    prepare_inputs(0, steps, ctx, st);
-    prepare_c(0, steps, slot_of_step, ctx, st);
+    queues_.begin_run();
+    issue_inputs(0, steps, ctx, st);
     for (std::size_t s = 0; s < steps.size(); ++s) {
       const Step& step = steps[s];
-      const int ab = int(s % 2);
-      const int cs = slot_of_step[s];
-      double t = now_seconds();
-      in.fence();
-      st.stall_s += now_seconds() - t;
-
-      t = now_seconds();
-      const Block a(a_buf_[ab].data(), step.c.rows(), step.depth());
-      const Block b(b_buf_[ab].data(), step.depth(), step.c.cols());
-      const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
+      const int ab = int(s % 2), cs = slot_of_step_[s];
+      const bool new_block = s == 0 || steps[s - 1].c_out;
+      queues_.wait(lane_compute, in_ready_[ab]);  // wait: gemm-after-inputs
+      // A block the GEMM overwrites (no old C) must first have left the slot.
+      const bool overwrites = new_block && !step.c_in;
+      if (overwrites) queues_.wait(lane_compute, drained_[cs]);  // wait: gemm-after-drain
       const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
                           : step.beta == BetaUse::zero ? Scalar(0)
                                                        : ctx.beta;
-      kokkos_ext::gemm(compute, ctx.alpha, a, b, beta, c);
-      // The next step's old C may be what this step is about to produce: then it is fetched
-      // only after this step's block has been drained.
-      const bool next = s + 1 < steps.size();
-      const bool c_waits = next && steps[s + 1].c_in && step.c_out && overlaps(step, steps[s + 1]);
-      if (next) {
-        prepare_inputs(s + 1, steps, ctx, st);
-        if (!c_waits) prepare_c(s + 1, steps, slot_of_step, ctx, st);
-      }
-      compute.fence();
-      st.busy_s += now_seconds() - t;
+      const ConstBlock a(ab_buf_[ab].data(), step.c.rows(), step.depth());
+      const ConstBlock b(ab_buf_[ab].data() + step.c.rows() * step.depth(), step.depth(),
+                         step.c.cols());
+      const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
+      queues_.gemm(ctx.alpha, a, b, beta, c);
+      gemm_done_[ab] = queues_.record(lane_compute);
       st.flops += step.flops();
       ++st.steps;
 
       if (step.c_out) {
-        const StagingBlock staged(c_stage_[cs].data(), step.c.rows(), step.c.cols());
-        copy(out, staged, c);
+        complete_drain(cs, ctx);                 // wait: restage-after-unpack
+        queues_.wait(lane_out, gemm_done_[ab]);  // wait: drain-after-gemm
+        const std::size_t bytes = std::size_t(step.c.rows() * step.c.cols()) * sizeof(Scalar);
+        queues_.download(lane_out, c_stage_[cs].data(), c_buf_[cs].data(), bytes);
+        drained_[cs] = queues_.record(lane_out);
         pending_[cs] = Pending{true, step};
-        st.d2h_bytes += double(step.c.rows() * step.c.cols()) * sizeof(Scalar);
+        st.d2h_bytes += double(bytes);
       }
-      if (c_waits) prepare_c(s + 1, steps, slot_of_step, ctx, st);
+      if (s + 1 < steps.size()) issue_inputs(s + 1, steps, ctx, st);
     }
-    complete_drains(ctx);
+    complete_drain(0, ctx);  // wait: final-unpack
+    complete_drain(1, ctx);  // wait: final-unpack
+    queues_.finish();
+    const LaneTimes t = queues_.times();
+    st.copy_s = t.copy_s, st.busy_s = t.busy_s, st.stall_s = t.stall_s;
     st.finish_s = now_seconds() - t0;
     return st;
   }
@@ -121,8 +149,7 @@ class StagedWorker final : public Worker<Scalar> {
     Kokkos::deep_copy(a, Scalar(0.5));
     Kokkos::deep_copy(b, Scalar(0.25));
     const Block A(a.data(), s, s), B(b.data(), s, s), C(c.data(), s, s);
-    auto& compute = instances_[1];
-    return best_gemm_rate(compute, A, B, C, s, max_seconds);
+    return best_gemm_rate(queues_.compute_space(), A, B, C, s, max_seconds);
   }
 
  private:
@@ -131,91 +158,60 @@ class StagedWorker final : public Worker<Scalar> {
     Step step;
   };
 
-  void ensure(std::int64_t a, std::int64_t b, std::int64_t c) {
-    auto grow = [](auto& views, std::int64_t n, const char* label) {
-      for (auto& v : views)
-        if (std::int64_t(v.extent(0)) < n)
-          v = std::decay_t<decltype(v)>(
-              Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), std::size_t(n));
-    };
-    grow(a_buf_, a, "cuboid::exec::A_panel");
-    grow(b_buf_, b, "cuboid::exec::B_panel");
-    grow(c_buf_, c, "cuboid::exec::C_block");
-    grow(a_stage_, a, "cuboid::exec::A_staging");
-    grow(b_stage_, b, "cuboid::exec::B_staging");
-    grow(c_stage_, c, "cuboid::exec::C_staging");
+  template <class Views>
+  static void grow(Views& views, std::int64_t n, const char* label) {
+    for (auto& v : views)
+      if (std::int64_t(v.extent(0)) < n)
+        v = std::decay_t<decltype(v)>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), std::size_t(n));
   }
 
-  template <class Dst, class Src>
-  static void copy(const exec_space& space, const Dst& dst, const Src& src) {
-    // Host-to-host copies of large buffers run a parallel kernel on the default host space;
-    // Kokkos' host backends are not re-entrant from several threads, so those are serialised.
-    if constexpr (std::is_same_v<mem_space, Kokkos::HostSpace>) {
-      static std::mutex m;
-      std::lock_guard<std::mutex> lock(m);
-      kokkos_ext::deep_copy(space, dst, src);
-    } else {
-      kokkos_ext::deep_copy(space, dst, src);
+  // Copies the block [i0,i1) x [j0,j1) of a LayoutLeft host matrix to `dst` (dense, columns of
+  // i1-i0), through the staging ring: each chunk of columns is packed, then its copy is issued
+  // while the next chunk is packed.
+  template <class View>
+  void upload(Scalar* dst, const View& src, std::int64_t i0, std::int64_t i1, std::int64_t j0,
+              std::int64_t j1, WorkerStats& st) {
+    const std::int64_t rows = i1 - i0;
+    if (rows <= 0 || j1 <= j0) return;
+    const std::int64_t per_chunk = std::max<std::int64_t>(1, chunk_ / rows);
+    for (std::int64_t jc = j0; jc < j1; jc += per_chunk) {
+      const std::int64_t je = std::min(j1, jc + per_chunk);
+      const int r = ring_next_;
+      ring_next_ = (ring_next_ + 1) % kRing;
+      Queues::sync(ring_free_[r]);  // wait: pack-after-copy (the chunk's last copy has read it)
+      Scalar* chunk = ring_.data() + r * chunk_;
+      const bool large = double(rows) * double(je - jc) * sizeof(Scalar) > double(1 << 19);
+#pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
+      for (std::int64_t j = jc; j < je; ++j)
+        std::memcpy(chunk + (j - jc) * rows, &src(i0, j), std::size_t(rows) * sizeof(Scalar));
+      const std::size_t bytes = std::size_t(rows * (je - jc)) * sizeof(Scalar);
+      queues_.upload(lane_in, dst + (jc - j0) * rows, chunk, bytes);
+      ring_free_[r] = queues_.record(lane_in);
+      st.h2d_bytes += double(bytes);
     }
   }
 
-  // Packs a block of a LayoutLeft host matrix (columns are contiguous) into a dense buffer.
-  // Packs a block of a LayoutLeft host matrix (columns are contiguous) into a dense buffer.
-  // Large blocks are copied by several threads: one thread's memcpy is far slower than a
-  // PCIe link, and the host-resident pipeline is only as fast as its packing.
-  template <class View>
-  void pack(const View& src, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1,
-            Scalar* dst) const {
-    const std::int64_t rows = i1 - i0;
-    const bool large = double(rows) * double(j1 - j0) * sizeof(Scalar) > double(1 << 22);
-#pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
-    for (std::int64_t j = j0; j < j1; ++j)
-      std::memcpy(dst + (j - j0) * rows, &src(i0, j), std::size_t(rows) * sizeof(Scalar));
-  }
-  template <class View>
-  void unpack(const Scalar* src, const View& dst, std::int64_t i0, std::int64_t i1, std::int64_t j0,
-              std::int64_t j1) const {
-    const std::int64_t rows = i1 - i0;
-    const bool large = double(rows) * double(j1 - j0) * sizeof(Scalar) > double(1 << 22);
-#pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
-    for (std::int64_t j = j0; j < j1; ++j)
-      std::memcpy(&dst(i0, j), src + (j - j0) * rows, std::size_t(rows) * sizeof(Scalar));
-  }
-
-  // Packs and sends step s's A and B panels.
-  void prepare_inputs(std::size_t s, const std::vector<Step>& steps, const RunContext<Scalar>& ctx,
-                      WorkerStats& st) {
+  // Issues step s's A and B panels and, when it needs one, its old C block.
+  void issue_inputs(std::size_t s, const std::vector<Step>& steps, const RunContext<Scalar>& ctx,
+                    WorkerStats& st) {
     const Step& step = steps[s];
-    const int ab = int(s % 2);
-    auto& in = instances_[0];
-    const std::int64_t rows = step.c.rows(), cols = step.c.cols(), depth = step.depth();
-    pack(ctx.A, step.c.i0, step.c.i1, step.l0, step.l1, a_stage_[ab].data());
-    pack(ctx.B, step.l0, step.l1, step.c.j0, step.c.j1, b_stage_[ab].data());
-    copy(in, Block(a_buf_[ab].data(), rows, depth), StagingBlock(a_stage_[ab].data(), rows, depth));
-    copy(in, Block(b_buf_[ab].data(), depth, cols), StagingBlock(b_stage_[ab].data(), depth, cols));
-    st.h2d_bytes += double(rows * depth + depth * cols) * sizeof(Scalar);
-  }
-
-  // Brings step s's old C block in, or frees its slot when the block will be overwritten.
-  void prepare_c(std::size_t s, const std::vector<Step>& steps,
-                 const std::vector<int>& slot_of_step, const RunContext<Scalar>& ctx,
-                 WorkerStats& st) {
-    const Step& step = steps[s];
-    const int cs = slot_of_step[s];
+    const int ab = int(s % 2), cs = slot_of_step_[s];
+    const std::int64_t rows = step.c.rows(), depth = step.depth();
+    queues_.wait(lane_in, gemm_done_[ab]);  // wait: inputs-after-gemm (step s-2 read the slot)
+    upload(ab_buf_[ab].data(), ctx.A, step.c.i0, step.c.i1, step.l0, step.l1, st);
+    upload(ab_buf_[ab].data() + rows * depth, ctx.B, step.l0, step.l1, step.c.j0, step.c.j1, st);
     if (step.c_in) {
-      // The old C may be the result of a drain still in flight: finish drains first.
-      complete_drains(ctx);
-      const std::int64_t rows = step.c.rows(), cols = step.c.cols();
-      const auto [host, i_off, j_off] = c_home(step, ctx);
-      pack(host, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off, step.c.j1 - j_off,
-           c_stage_[cs].data());
-      copy(instances_[0], Block(c_buf_[cs].data(), rows, cols),
-           StagingBlock(c_stage_[cs].data(), rows, cols));
-      st.h2d_bytes += double(rows * cols) * sizeof(Scalar);
-    } else if (s == 0 || steps[s - 1].c_out) {
-      // A new block that is overwritten: its slot must not still be draining.
-      complete_drain(cs, ctx);
+      // The old C may be a block drained earlier and not yet unpacked.
+      for (int p = 0; p < 2; ++p)
+        if (pending_[p].active && overlaps(pending_[p].step, step))
+          complete_drain(p, ctx);           // wait: c-in-after-unpack
+      queues_.wait(lane_in, drained_[cs]);  // wait: c-in-after-drain (the slot's last block left)
+      const auto [home, i_off, j_off] = c_home(step, ctx);
+      upload(c_buf_[cs].data(), home, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off,
+             step.c.j1 - j_off, st);
     }
+    in_ready_[ab] = queues_.record(lane_in);
   }
 
   static bool overlaps(const Step& a, const Step& b) {
@@ -230,25 +226,31 @@ class StagedWorker final : public Worker<Scalar> {
     return {ctx.partials[std::size_t(step.dest)], r.i0, r.j0};
   }
 
+  // Waits for the drain of C slot `cs` and unpacks it into its home (C or a partial buffer).
   void complete_drain(int cs, const RunContext<Scalar>& ctx) {
     if (!pending_[cs].active) return;
-    instances_[2].fence();
+    Queues::sync(drained_[cs]);  // wait: unpack-after-drain
     const Step& step = pending_[cs].step;
     const auto [host, i_off, j_off] = c_home(step, ctx);
-    unpack(c_stage_[cs].data(), host, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off,
-           step.c.j1 - j_off);
+    const std::int64_t rows = step.c.rows(), i0 = step.c.i0 - i_off, j0 = step.c.j0 - j_off;
+    const Scalar* src = c_stage_[cs].data();
+    const bool large = double(rows) * double(step.c.cols()) * sizeof(Scalar) > double(1 << 22);
+#pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
+    for (std::int64_t j = 0; j < step.c.cols(); ++j)
+      std::memcpy(&host(i0, j0 + j), src + j * rows, std::size_t(rows) * sizeof(Scalar));
     pending_[cs].active = false;
   }
-  void complete_drains(const RunContext<Scalar>& ctx) {
-    complete_drain(0, ctx);
-    complete_drain(1, ctx);
-  }
 
- private:
-  std::array<exec_space, 3> instances_;
-  std::array<Buffer, 2> a_buf_, b_buf_, c_buf_;
-  std::array<Staging, 2> a_stage_, b_stage_, c_stage_;
+  Queues queues_;
+  std::array<Buffer, 2> ab_buf_, c_buf_;  // A then B panels of a step; C blocks
+  std::array<Staging, 2> c_stage_;        // drained C blocks, unpacked by the host
+  Staging ring_;                          // kRing chunks of chunk_ elements, for inputs
+  std::int64_t chunk_ = 0;
+  std::array<Event, kRing> ring_free_{};
+  int ring_next_ = 0;
+  std::array<Event, 2> in_ready_{}, gemm_done_{}, drained_{};
   std::array<Pending, 2> pending_;
+  std::vector<int> slot_of_step_;
   int copy_threads_ = 1;
 };
 

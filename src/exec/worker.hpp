@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/matrices.hpp"
@@ -14,11 +15,18 @@
 #include "kokkos_ext/compat.hpp"
 #include "platform/processor.hpp"
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace cuboid::exec {
 
 struct WorkerStats {
-  double busy_s = 0;    // time spent in (or waiting for) GEMMs
-  double stall_s = 0;   // time a staged processor waited for input copies: the copy time not hidden
+  double busy_s = 0;  // time its GEMMs ran
+  // Processors with their own memory: time the copies took (in and out), and time the GEMM
+  // queue sat idle before a GEMM waiting for its inputs (the copy time not hidden).
+  double copy_s = 0;
+  double stall_s = 0;
   double finish_s = 0;  // when it finished, from the start of the run
   double h2d_bytes = 0, d2h_bytes = 0;
   double flops = 0;
@@ -81,5 +89,40 @@ double best_gemm_rate(const Space& space, const View& A, const View& B, const Vi
 
 // Sets the calling thread's OpenMP (and so OpenBLAS) thread count; no-op without OpenMP.
 void set_thread_count(int threads);
+
+// C = alpha*A*B + beta*C on a host space as an OpenMP team of `threads` single-threaded BLAS
+// calls, one per block of a near-square grid over C. OpenBLAS's OpenMP build serves one
+// multi-threaded call at a time: a second processor calling at once spins until the first is
+// done (bench/exec/blas_concurrency.cpp measures it). A call made inside a parallel region runs
+// single-threaded and needs no such slot, so host-side processors sharing the cores overlap.
+template <class Space, class AView, class BView, class CView>
+void team_gemm(const Space& space, int threads, typename CView::const_value_type alpha,
+               const AView& A, const BView& B, typename CView::const_value_type beta,
+               const CView& C) {
+  const std::int64_t m = std::int64_t(C.extent(0)), n = std::int64_t(C.extent(1));
+  int pr = 1;
+  for (int d = 1; d * d <= threads; ++d)
+    if (threads % d == 0) pr = d;
+  const int pc = threads / pr;
+  if (threads <= 1 || A.extent(1) == 0 || m < pr || n < pc) {
+    kokkos_ext::gemm(space, alpha, A, B, beta, C);
+    return;
+  }
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+#if defined(_OPENMP)
+    const int t = omp_get_thread_num();
+#else
+    const int t = 0;
+#endif
+    const int r = t % pr, c = t / pr;
+    const auto rows = std::make_pair(m * r / pr, m * (r + 1) / pr);
+    const auto cols = std::make_pair(n * c / pc, n * (c + 1) / pc);
+    kokkos_ext::gemm(space, alpha, Kokkos::subview(A, rows, Kokkos::ALL),
+                     Kokkos::subview(B, Kokkos::ALL, cols), beta, Kokkos::subview(C, rows, cols));
+  }
+}
 
 }  // namespace cuboid::exec

@@ -9,18 +9,13 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "kokkos_ext/compat.hpp"
 #include "util/build_info.hpp"
 #include "util/host_memory.hpp"
 
 namespace cuboid::platform {
-
-std::int64_t calibration_size(std::int64_t tile, std::int64_t m, std::int64_t n, std::int64_t k) {
-  std::int64_t s = tile;
-  while (s < 512) s *= 2;
-  return std::max<std::int64_t>(1, std::min({s, std::max({m, n, k})}));
-}
 
 std::string default_speed_cache_path() {
   if (const char* d = std::getenv("CUBOID_CACHE_DIR"); d && *d)
@@ -88,39 +83,51 @@ void SpeedCache::save() const {
 }
 
 std::string SpeedCache::key(const ProcessorSpec& p, const std::string& precision,
-                            std::int64_t size) {
+                            const std::string& context) {
   std::ostringstream os;
-  os << hostname() << "|" << build_fingerprint() << "|" << p.name << "|threads=" << p.threads << "|"
-     << precision << "|gemm=" << size;
+  os << hostname() << "|" << build_fingerprint() << "|" << p.name << "|threads=" << p.threads;
+  if (p.link_gbs > 0) os << "|link=" << p.link_gbs;
+  if (p.copy_jitter_us > 0) os << "|jitter=" << p.copy_jitter_us;
+  os << "|" << precision << "|" << context;
   return os.str();
 }
 
 std::vector<Speed> calibrate(const std::vector<ProcessorSpec>& processors,
-                             const std::vector<Measure>& measure, const std::string& precision,
-                             std::int64_t size, SpeedCache* cache, bool remeasure,
+                             const std::string& precision, const std::string& context,
+                             const MeasureAll& measure, SpeedCache* cache, bool remeasure,
                              std::ostream& progress) {
+  // Rates measured together belong together: the cache answers for all or for none.
+  std::string together = "with=";
+  for (const auto& p : processors) together += p.name + ",";
+  const std::string ctx = together + "|" + context;
   std::vector<Speed> out;
-  bool changed = false;
-  for (std::size_t q = 0; q < processors.size(); ++q) {
-    const ProcessorSpec& p = processors[q];
-    const std::string key = SpeedCache::key(p, precision, size);
-    if (cache && !remeasure) {
-      if (auto v = cache->find(key)) {
-        progress << "calibrate: " << p.name << " " << *v << " GFLOP/s (cached, " << size << "^3 "
-                 << precision << " gemm)\n";
+  if (cache && !remeasure) {
+    for (const auto& p : processors)
+      if (auto v = cache->find(SpeedCache::key(p, precision, ctx)))
         out.push_back(Speed{*v, "cache"});
-        continue;
-      }
+    if (out.size() == processors.size()) {
+      for (std::size_t q = 0; q < out.size(); ++q)
+        progress << "calibrate: " << processors[q].name << " " << out[q].gflops
+                 << " GFLOP/s (cached)\n";
+      return out;
     }
-    progress << "calibrate: " << p.name << " timing " << size << "^3 " << precision << " gemm ... "
-             << std::flush;
-    const double g = measure[q](size, 0.25);
-    progress << g << " GFLOP/s\n";
-    if (!(g > 0)) throw std::runtime_error("calibration of " + p.name + " measured no speed");
-    out.push_back(Speed{g, "measured"});
-    if (cache) cache->store(key, g), changed = true;
+    out.clear();
   }
-  if (cache && changed) cache->save();
+  progress << "calibrate: timing the processors together through the engine (" << precision
+           << ") ..." << std::flush;
+  const std::vector<double> g = measure();
+  progress << "\n";
+  if (g.size() != processors.size())
+    throw std::logic_error("calibration returned " + std::to_string(g.size()) + " rates for " +
+                           std::to_string(processors.size()) + " processors");
+  for (std::size_t q = 0; q < processors.size(); ++q) {
+    if (!(g[q] > 0))
+      throw std::runtime_error("calibration of " + processors[q].name + " measured no speed");
+    progress << "calibrate: " << processors[q].name << " " << g[q] << " GFLOP/s (measured)\n";
+    out.push_back(Speed{g[q], "measured"});
+    if (cache) cache->store(SpeedCache::key(processors[q], precision, ctx), g[q]);
+  }
+  if (cache) cache->save();
   return out;
 }
 

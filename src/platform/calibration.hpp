@@ -1,5 +1,6 @@
 #pragma once
-// Processor speeds: measured GEMM rates, cached per host, build, processor and size.
+// Processor speeds: measured GEMM rates, cached per host, build, processor and what they were
+// measured on.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -16,10 +17,6 @@ struct Speed {
   std::string source;  // "measured", "cache" or "deck"
 };
 
-// The GEMM edge the calibration times: the run's tile, grown to at least 512 (where BLAS
-// reaches its steady rate) but never beyond the problem.
-std::int64_t calibration_size(std::int64_t tile, std::int64_t m, std::int64_t n, std::int64_t k);
-
 // ${CUBOID_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cuboid}/speeds.json
 std::string default_speed_cache_path();
 
@@ -32,20 +29,25 @@ class SpeedCache {
   std::optional<double> find(const std::string& key) const;
   void store(const std::string& key, double gflops);
   void save() const;  // atomically; failures to write only warn
-  static std::string key(const ProcessorSpec& p, const std::string& precision, std::int64_t size);
+  // The processor (with its threads and link), the precision and `context`: what was measured
+  // with it (the problem, the other processors).
+  static std::string key(const ProcessorSpec& p, const std::string& precision,
+                         const std::string& context);
 
  private:
   std::string path_;
   std::vector<std::pair<std::string, double>> entries_;
 };
 
-using Measure = std::function<double(std::int64_t size, double max_seconds)>;
+// Measures all processors at once (they are timed running together): GFLOP/s, one per processor.
+using MeasureAll = std::function<std::vector<double>()>;
 
-// Measures (or, unless `remeasure`, takes from the cache) each processor's rate; what is
-// measured goes into the cache. `progress` gets one line per processor.
+// Takes every processor's rate from the cache (unless `remeasure`) when all are there;
+// otherwise measures them together and stores what was measured. `progress` gets one line per
+// processor.
 std::vector<Speed> calibrate(const std::vector<ProcessorSpec>& processors,
-                             const std::vector<Measure>& measure, const std::string& precision,
-                             std::int64_t size, SpeedCache* cache, bool remeasure,
+                             const std::string& precision, const std::string& context,
+                             const MeasureAll& measure, SpeedCache* cache, bool remeasure,
                              std::ostream& progress);
 
 }  // namespace cuboid::platform

@@ -114,6 +114,44 @@ bool bind_blas_stream(const Kokkos::Cuda& space) {
 #endif
 }
 
+DeviceEvent create_event(const Kokkos::Cuda& space) {
+  make_current(space);
+  cudaEvent_t e = nullptr;
+  const cudaError_t err = cudaEventCreate(&e);
+  if (err != cudaSuccess) cuda_failure("cudaEventCreate", err);
+  return static_cast<DeviceEvent>(e);
+}
+
+void destroy_event(DeviceEvent event) {
+  if (event) (void)cudaEventDestroy(static_cast<cudaEvent_t>(event));
+}
+
+void record_event(DeviceEvent event, const Kokkos::Cuda& space) {
+  make_current(space);
+  const cudaError_t e = cudaEventRecord(static_cast<cudaEvent_t>(event), space.cuda_stream());
+  if (e != cudaSuccess) cuda_failure("cudaEventRecord", e);
+}
+
+void wait_event(const Kokkos::Cuda& space, DeviceEvent event) {
+  make_current(space);
+  const cudaError_t e =
+      cudaStreamWaitEvent(space.cuda_stream(), static_cast<cudaEvent_t>(event), 0);
+  if (e != cudaSuccess) cuda_failure("cudaStreamWaitEvent", e);
+}
+
+void sync_event(DeviceEvent event) {
+  const cudaError_t e = cudaEventSynchronize(static_cast<cudaEvent_t>(event));
+  if (e != cudaSuccess) cuda_failure("cudaEventSynchronize", e);
+}
+
+double elapsed_seconds(DeviceEvent from, DeviceEvent to) {
+  float ms = 0;
+  const cudaError_t e =
+      cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(from), static_cast<cudaEvent_t>(to));
+  if (e != cudaSuccess) cuda_failure("cudaEventElapsedTime", e);
+  return double(ms) * 1e-3;
+}
+
 #else
 int device_count() { return 0; }
 DeviceInfo device_info(int index) {

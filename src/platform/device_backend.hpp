@@ -46,6 +46,21 @@ void make_current(const Kokkos::Cuda& space);
 // device views is ordered on `space` like any other work issued to it. Returns false when this
 // build has no cuBLAS TPL (gemm then runs Kokkos Kernels' own kernel on the default instance).
 bool bind_blas_stream(const Kokkos::Cuda& space);
+
+// Events order work between the instances of one device without the host: Kokkos offers no
+// portable event, so these wrap CUDA events (created with timing, so that copy and GEMM times
+// come from the device clock). A DeviceEvent is an opaque cudaEvent_t.
+using DeviceEvent = void*;
+DeviceEvent create_event(const Kokkos::Cuda& space);
+void destroy_event(DeviceEvent event);
+// Marks the current end of `space`'s queue.
+void record_event(DeviceEvent event, const Kokkos::Cuda& space);
+// Work issued to `space` from now on starts after `event` (the host does not wait).
+void wait_event(const Kokkos::Cuda& space, DeviceEvent event);
+// The host waits for `event`.
+void sync_event(DeviceEvent event);
+// Seconds between two completed events.
+double elapsed_seconds(DeviceEvent from, DeviceEvent to);
 #endif
 
 }  // namespace cuboid::platform

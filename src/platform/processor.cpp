@@ -114,6 +114,7 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
     ++seen;
     p.threads = seen == host_side ? std::max(1, total - given) : share;
     given += p.threads;
+    p.team_gemm = host_side > 1 && p.threads > 1;
   }
   return out;
 }

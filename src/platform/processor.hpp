@@ -17,6 +17,14 @@ struct ProcessorSpec {
   std::string space;  // the Kokkos execution space it runs on
   std::string memory_space;
   std::uint64_t memory_bytes = 0;  // what its own memory holds (host: available RAM)
+  // Staged processors only (platform.staged_link_gbs, platform.staged_copy_jitter_us): each
+  // copy takes at least bytes / link_gbs (0: as fast as memcpy), and one copy in four starts
+  // after a random delay of up to copy_jitter_us (a test mode that shakes out missing waits).
+  double link_gbs = 0;
+  double copy_jitter_us = 0;
+  // Host-side processors that share the cores with another one run each GEMM as their own team
+  // of single-threaded BLAS calls (exec::team_gemm): the BLAS would serialise them otherwise.
+  bool team_gemm = false;
 };
 
 std::string to_string(ProcessorKind k);

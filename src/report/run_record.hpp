@@ -15,10 +15,15 @@ struct ProcessorRecord {
   double volume = 0;        // tile tasks
   double volume_share = 0;
   int pieces = 0, steps = 0;
-  double busy_s = 0, stall_s = 0, finish_s = 0;
+  double busy_s = 0, finish_s = 0;
+  // Processors with their own memory: time their copies took, and time their GEMMs waited
+  // for inputs. 1 - stall/copy is the share of the copy time hidden behind GEMMs.
+  double copy_s = 0, stall_s = 0;
   double h2d_bytes = 0, d2h_bytes = 0;
   double flops = 0;
   double predicted_s = 0;  // the model: flops / speed
+  bool copies() const { return copy_s > 0; }
+  double hidden_copy_fraction() const { return copies() ? 1.0 - stall_s / copy_s : 0.0; }
 };
 
 // The Kokkos this process runs on (report/kokkos_facts.hpp fills it).
@@ -69,6 +74,9 @@ struct RunRecord {
 
   KokkosFacts kokkos;
   ProcessEnvironment environment;  // this process (rank 0 under MPI)
+  // Bitwise identity of the products: a hash of C after each run (warm-up included). Empty
+  // where not computed (the MPI runner).
+  std::vector<std::string> c_hashes;
   std::string host;
 };
 

@@ -59,22 +59,32 @@ void print_summary(std::ostream& os, const RunRecord& r) {
       r.k_split ? fmt::format("k split: {} partial C buffers ({})", r.partial_buffers,
                               bytes(r.partial_bytes))
                 : std::string("k not split"));
-  os << fmt::format("{:<10} {:>7} {:>9} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10}\n",
-                    "processor", "threads", "GFLOP/s", "target", "share", "pieces", "steps",
-                    "busy s", "finish s", "model s", "in", "out");
+  os << fmt::format(
+      "{:<10} {:>7} {:>9} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10} {:>8} {:>8} "
+      "{:>6}\n",
+      "processor", "threads", "GFLOP/s", "target", "share", "pieces", "steps", "busy s", "finish s",
+      "model s", "in", "out", "copy s", "stall s", "hidden");
   for (const auto& p : r.processors) {
     os << fmt::format(
         "{:<10} {:>7} {:>9.2f} {:>6.1f}% {:>6.1f}% {:>7} {:>6} {:>8.3f} {:>8.3f} {:>8.3f} {:>10} "
-        "{:>10}\n",
+        "{:>10} {:>8} {:>8} {:>6}\n",
         p.name, p.threads ? std::to_string(p.threads) : "-", p.speed_gflops, 100 * p.target_share,
         100 * p.volume_share, p.pieces, p.steps, p.busy_s, p.finish_s, p.predicted_s,
-        bytes(p.h2d_bytes), bytes(p.d2h_bytes));
+        bytes(p.h2d_bytes), bytes(p.d2h_bytes), p.copies() ? fmt::format("{:.3f}", p.copy_s) : "-",
+        p.copies() ? fmt::format("{:.3f}", p.stall_s) : "-",
+        p.copies() ? fmt::format("{:.0f}%", 100 * p.hidden_copy_fraction()) : "-");
   }
   os << fmt::format(
       "time       median {:.4f} s (min {:.4f}, max {:.4f}) over {} repetitions after {} warm-up; "
       "beta pre-pass {:.4f} s, reduction {:.4f} s\n",
       r.median_s, r.min_s, r.max_s, r.repetitions, r.warmup, r.prescale_s, r.reduce_s);
   os << fmt::format("rate       {:.2f} GFLOP/s (2mnk / median time)\n", r.gflops);
+  if (!r.c_hashes.empty()) {
+    const bool same = std::all_of(r.c_hashes.begin(), r.c_hashes.end(),
+                                  [&](const std::string& h) { return h == r.c_hashes.front(); });
+    os << fmt::format("result     C hash {} {} ({} runs, warm-up included)\n", r.c_hashes.back(),
+                      same ? "identical in every run" : "DIFFERS between runs", r.c_hashes.size());
+  }
   if (!r.validation_performed)
     os << "validation SKIPPED (run.validate = false): the product was not checked\n";
   else
@@ -112,24 +122,28 @@ nlohmann::json to_json(const RunRecord& r) {
                  {"partition_s", r.partition_s}};
   j["processors"] = json::array();
   for (const auto& p : r.processors) {
-    j["processors"].push_back({{"name", p.name},
-                               {"kind", p.kind},
-                               {"space", p.space},
-                               {"threads", p.threads},
-                               {"speed_gflops", p.speed_gflops},
-                               {"speed_source", p.speed_source},
-                               {"target_share", p.target_share},
-                               {"volume", p.volume},
-                               {"volume_share", p.volume_share},
-                               {"pieces", p.pieces},
-                               {"steps", p.steps},
-                               {"busy_s", p.busy_s},
-                               {"stall_s", p.stall_s},
-                               {"finish_s", p.finish_s},
-                               {"predicted_s", p.predicted_s},
-                               {"h2d_bytes", p.h2d_bytes},
-                               {"d2h_bytes", p.d2h_bytes},
-                               {"flops", p.flops}});
+    j["processors"].push_back(
+        {{"name", p.name},
+         {"kind", p.kind},
+         {"space", p.space},
+         {"threads", p.threads},
+         {"speed_gflops", p.speed_gflops},
+         {"speed_source", p.speed_source},
+         {"target_share", p.target_share},
+         {"volume", p.volume},
+         {"volume_share", p.volume_share},
+         {"pieces", p.pieces},
+         {"steps", p.steps},
+         {"busy_s", p.busy_s},
+         {"copy_s", p.copy_s},
+         {"stall_s", p.stall_s},
+         // null where nothing was copied (the host works in place)
+         {"hidden_copy_fraction", p.copies() ? json(p.hidden_copy_fraction()) : json(nullptr)},
+         {"finish_s", p.finish_s},
+         {"predicted_s", p.predicted_s},
+         {"h2d_bytes", p.h2d_bytes},
+         {"d2h_bytes", p.d2h_bytes},
+         {"flops", p.flops}});
   }
   j["partition"] = {{"algorithm", r.algorithm},
                     {"discretization", r.discretization},
@@ -144,6 +158,7 @@ nlohmann::json to_json(const RunRecord& r) {
                      {"error", r.validation_error},
                      {"bound", r.validation_bound},
                      {"method", r.validation_method}};
+  if (!r.c_hashes.empty()) j["c_hashes"] = r.c_hashes;
   j["build"] = build_json(r.kokkos);
   j["host"] = r.host;
   // One process; a distributed run replaces this from its ranks (add_execution).

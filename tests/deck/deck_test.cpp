@@ -48,6 +48,8 @@ seed = 7
 processors = ["host", "staged"]
 speeds = [1.0, 3]
 memory_budget_mib = 1.5
+staged_link_gbs = 4
+staged_copy_jitter_us = 250
 [partition]
 algorithm = "grid"
 discretization = "rounded"
@@ -64,6 +66,8 @@ validate = false
   EXPECT_EQ(d.platform.processors.size(), 2u);
   EXPECT_FALSE(d.platform.measure_speeds);
   EXPECT_DOUBLE_EQ(d.platform.speeds[1], 3.0);
+  EXPECT_DOUBLE_EQ(d.platform.staged_link_gbs, 4.0);
+  EXPECT_DOUBLE_EQ(d.platform.staged_copy_jitter_us, 250.0);
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::grid);
   EXPECT_FALSE(d.run.validate);
   EXPECT_EQ(d.location("problem.k"), "ok.toml:5:5");
@@ -154,10 +158,18 @@ INSTANTIATE_TEST_SUITE_P(
                 "[platform]\nmemory_budget_mib = 0\n",
                 {},
                 "platform.memory_budget_mib: must be positive"},
+        BadDeck{"link_zero",
+                "[platform]\nstaged_link_gbs = 0\n",
+                {},
+                "platform.staged_link_gbs: must be positive"},
+        BadDeck{"jitter_negative",
+                "[platform]\nstaged_copy_jitter_us = -1\n",
+                {},
+                "platform.staged_copy_jitter_us: must be between 0 and 1000000"},
         BadDeck{"bad_algorithm",
                 "[partition]\nalgorithm = \"nrrp4d\"\n",
                 {},
-                "\"nrrp4d\" is not one of \"nrrp3d\""},
+                "\"nrrp4d\" is not one of \"auto\", \"nrrp3d\""},
         BadDeck{"discretization_none",
                 "[partition]\ndiscretization = \"none\"\n",
                 {},

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
+#include "exec/calibrate.hpp"
 #include "exec/engine.hpp"
 #include "exec/validate.hpp"
 #include "partition/strategy.hpp"
@@ -241,6 +243,207 @@ TEST(Engine, RejectsAPlanForOtherProcessorsOrMatrices) {
       16, 16, 16, 8, {});
   exec::HostMatrix<double> A("A", 16, 16), B("B", 16, 16), C("C", 16, 8);
   EXPECT_THROW(engine.run(one, A, B, C, 1.0, 0.0), std::invalid_argument);
+}
+
+// --- ordering -------------------------------------------------------------------------------
+// The staged processor's queues run on threads of their own and, in the jitter test mode, each
+// copy starts after a random delay: a missing wait between the queues then lets a GEMM read a
+// panel before it arrives, a copy overwrite a buffer still in use, or the host unpack a block
+// not yet drained -- and the product comes out wrong or varies from run to run. Each wait of
+// src/exec/staged_worker.hpp was removed in turn to check that one of these tests fails.
+
+namespace {
+
+struct OrderingCase {
+  std::string name;
+  std::int64_t m, n, k, tile;
+  double alpha, beta;
+  std::vector<std::string> processors;
+  std::vector<partition::TileZone> zones;  // in tile coordinates, one per processor
+  std::int64_t budget;                     // elements per staged processor
+};
+
+std::vector<partition::TileZone> zones_of(partition::Algorithm a, const std::vector<double>& speeds,
+                                          std::int64_t m, std::int64_t n, std::int64_t k,
+                                          std::int64_t tile) {
+  const partition::TileExtent t{(m + tile - 1) / tile, (n + tile - 1) / tile,
+                                (k + tile - 1) / tile};
+  return partition::partition_tiles(a, partition::Discretization::precise, speeds, t);
+}
+
+// Runs the case `runs` times with copy jitter; every product must match the naive one, and all
+// must be bitwise equal. Returns the number of runs that failed either check.
+int jittered_runs(const OrderingCase& c, int runs, double jitter_us) {
+  auto specs = platform::resolve_processors(c.processors, "test");
+  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+  exec::PlanOptions o;
+  o.beta_is_one = c.beta == 1.0;
+  o.beta_is_zero = c.beta == 0.0;
+  for (auto& s : specs) {
+    const bool staged = s.kind == platform::ProcessorKind::staged;
+    if (staged) s.copy_jitter_us = jitter_us;
+    workers.push_back(exec::make_worker<double>(s));
+    o.budget_elements.push_back(staged ? c.budget : 0);
+  }
+  const auto plan = exec::make_plan(c.zones, c.m, c.n, c.k, c.tile, o);
+  exec::Engine<double> engine(std::move(workers));
+  engine.reserve(plan);
+  exec::HostMatrix<double> A("A", c.m, c.k), B("B", c.k, c.n), C0("C0", c.m, c.n), C("C", c.m, c.n),
+      first("first", c.m, c.n);
+  exec::fill_random(A, 17, exec::MatrixId::A);
+  exec::fill_random(B, 17, exec::MatrixId::B);
+  exec::fill_random(C0, 17, exec::MatrixId::C);
+  const auto ref = naive(A, B, C0, c.alpha, c.beta);
+  int bad = 0;
+  for (int r = 0; r < runs; ++r) {
+    Kokkos::deep_copy(C, C0);
+    engine.run(plan, A, B, C, c.alpha, c.beta);
+    double worst = 0;
+    bool same = true;
+    for (std::int64_t j = 0; j < c.n; ++j)
+      for (std::int64_t i = 0; i < c.m; ++i) {
+        const double e = std::abs(C(i, j) - ref(i, j));
+        worst = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(worst, e);
+        if (r > 0 && std::memcmp(&C(i, j), &first(i, j), sizeof(double)) != 0) same = false;
+      }
+    if (r == 0) Kokkos::deep_copy(first, C);
+    if (!(worst < 1e-12) || !same) {
+      ++bad;
+      ADD_FAILURE() << c.name << " run " << r << ": max error " << worst
+                    << (same ? "" : ", not bitwise equal to run 0");
+    }
+  }
+  return bad;
+}
+
+// Streaming: several C sub-blocks per piece, several k-panels per block, old C brought in
+// (beta != 0), so every slot and every staging chunk is reused many times.
+OrderingCase streamed_case() {
+  OrderingCase c{"streamed", 96, 80, 160, 8, 1.0, 0.75, {"staged"}, {}, 2400};
+  c.zones = zones_of(partition::Algorithm::slab, {1}, c.m, c.n, c.k, c.tile);
+  return c;
+}
+// beta = 0: new blocks overwrite their slot without bringing C in.
+OrderingCase overwrite_case() {
+  OrderingCase c{"overwrite", 96, 80, 64, 8, 1.0, 0.0, {"staged"}, {}, 2400};
+  c.zones = zones_of(partition::Algorithm::slab, {1}, c.m, c.n, c.k, c.tile);
+  return c;
+}
+// k of one tile and a small budget: every step is a block of its own, so each slot is
+// refilled while the block before last may still be draining from it -- overwritten by the
+// GEMM (beta = 0) or by the old C brought in (beta != 0).
+OrderingCase one_step_blocks_case(double beta) {
+  OrderingCase c{"one-step-blocks", 96, 80, 8, 8, 1.0, beta, {"staged"}, {}, 1200};
+  c.zones = zones_of(partition::Algorithm::slab, {1}, c.m, c.n, c.k, c.tile);
+  return c;
+}
+// One C block computed by two pieces in a row (split along k): the second brings in the
+// block the first has just drained.
+OrderingCase same_block_case() {
+  OrderingCase c{"same-block", 32, 24, 64, 8, 1.5, -0.5, {"staged"}, {}, 1 << 20};
+  partition::TileZone z;
+  for (std::int64_t l = 0; l < 8; l += 2) z.push_back(partition::TileBox{{0, 0, l}, {4, 3, l + 2}});
+  c.zones = {z};
+  return c;
+}
+// Two staged processors and the host with k split between them: partial buffers.
+OrderingCase k_split_case() {
+  OrderingCase c{"k-split", 64, 56, 96, 8, -1.0, 2.0, {"staged", "host", "staged:1"}, {}, 3000};
+  c.zones = zones_of(partition::Algorithm::nrrp3d, {2, 1, 1.5}, c.m, c.n, c.k, c.tile);
+  return c;
+}
+
+}  // namespace
+
+TEST(Ordering, StreamedBlocksUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(streamed_case(), 4, 300), 0);
+}
+
+TEST(Ordering, OverwrittenBlocksUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(overwrite_case(), 4, 300), 0);
+}
+
+TEST(Ordering, OneStepBlocksOverwrittenUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(one_step_blocks_case(0.0), 6, 1000), 0);
+}
+
+TEST(Ordering, OneStepBlocksBroughtInUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(one_step_blocks_case(0.5), 6, 1000), 0);
+}
+
+TEST(Ordering, SameBlockTwiceUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(same_block_case(), 4, 300), 0);
+}
+
+TEST(Ordering, PartialBuffersUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(k_split_case(), 4, 300), 0);
+}
+
+TEST(Ordering, TwentyJitteredRunsOfAFixedPlanAreBitwiseEqual) {
+  // The host and a staged processor share the product; only the staged copies are jittered.
+  OrderingCase c{"host+staged", 120, 104, 136, 8, 1.0, 1.0, {"host", "staged"}, {}, 4000};
+  c.zones = zones_of(partition::Algorithm::nrrp3d, {1, 1}, c.m, c.n, c.k, c.tile);
+  EXPECT_EQ(jittered_runs(c, 20, 200), 0);
+}
+
+TEST(Calibration, TruncatedPlansKeepWholeDrainedPrefixes) {
+  exec::PlanOptions o;
+  o.budget_elements = {0, 3000};
+  o.min_panels = {4, 4};
+  const auto plan = exec::make_plan(zones_of(partition::Algorithm::nrrp3d, {1, 1}, 64, 64, 64, 8),
+                                    64, 64, 64, 8, o);
+  const auto one = exec::truncate_plan(plan, {0, 0});
+  for (std::size_t q = 0; q < 2; ++q) {
+    ASSERT_EQ(one.processors[q].steps.size(), 1u);
+    EXPECT_TRUE(one.processors[q].steps.back().c_out);
+    EXPECT_EQ(one.processors[q].steps.front().c, plan.processors[q].steps.front().c);
+    EXPECT_EQ(one.processors[q].steps.front().l1, plan.processors[q].steps.front().l1);
+  }
+  const auto all = exec::truncate_plan(plan, {1e30, 1e30});
+  for (std::size_t q = 0; q < 2; ++q)
+    EXPECT_EQ(all.processors[q].steps.size(), plan.processors[q].steps.size());
+  EXPECT_TRUE(all.prescale.empty());
+}
+
+TEST(Calibration, MeasuresEveryProcessorThroughTheEngine) {
+  auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  exec::PlanOptions o;
+  o.budget_elements = {0, 1 << 16};
+  const auto problem = exec::calibration_problem(192, 160, 4096, 32, partition::Algorithm::nrrp3d,
+                                                 partition::Discretization::precise, o);
+  EXPECT_EQ(problem.k, 2048) << "edges are capped";
+  EXPECT_EQ(problem.options.min_panels, (std::vector<int>{4, 4}));
+  const auto rates = exec::measure_rates<double>(specs, problem, 0.02);
+  ASSERT_EQ(rates.size(), 2u);
+  for (double r : rates) EXPECT_GT(r, 0.0);
+}
+
+TEST(TeamGemm, MatchesOneCallOnEveryGridAndRepeatsBitwise) {
+  // Blocks of a near-square grid over C, one single-threaded BLAS call each. The BLAS may round
+  // a block's edge differently than the same columns inside a larger call, but a given grid
+  // gives the same bits every time.
+  const std::int64_t m = 37, n = 29, k = 41;
+  exec::HostMatrix<double> A("A", m, k), B("B", k, n), C0("C0", m, n), R("R", m, n), T("T", m, n),
+      U("U", m, n);
+  exec::fill_random(A, 4, exec::MatrixId::A);
+  exec::fill_random(B, 4, exec::MatrixId::B);
+  exec::fill_random(C0, 4, exec::MatrixId::C);
+  const Kokkos::DefaultHostExecutionSpace space;
+  Kokkos::deep_copy(R, C0);
+  exec::set_thread_count(1);
+  kokkos_ext::gemm(space, 1.5, A, B, -0.5, R);
+  for (int threads : {1, 2, 3, 4, 6}) {
+    Kokkos::deep_copy(T, C0);
+    Kokkos::deep_copy(U, C0);
+    exec::team_gemm(space, threads, 1.5, A, B, -0.5, T);
+    exec::team_gemm(space, threads, 1.5, A, B, -0.5, U);
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < m; ++i) {
+        ASSERT_NEAR(T(i, j), R(i, j), 1e-13) << threads << " threads, element " << i << "," << j;
+        ASSERT_EQ(std::memcmp(&T(i, j), &U(i, j), sizeof(double)), 0) << threads << " threads";
+      }
+  }
+  exec::set_thread_count(2);
 }
 
 TEST(Validate, RejectsACorruptedProduct) {
