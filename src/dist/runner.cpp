@@ -166,6 +166,8 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
   std::vector<exec::Plan> plans;  // one per piece
   std::int64_t max_a = 0, max_b = 0;
   std::vector<Matrix> box_c;
+  // Engines (worker sets) this run makes: calibration may have made its own before.
+  const int engines_before = exec::Engine<Scalar>::created();
   try {
     engine = std::make_unique<exec::Engine<Scalar>>(std::move(res.workers));
     ex = std::make_unique<Exchange<Scalar>>(comm, rp.zones, rp.order, dist, s.slabs_per_box);
@@ -336,6 +338,7 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
       {"boxes", ex->boxes()},
       {"pieces", int(ex->pieces().size())},
       {"in_place", {{"c", ex->c_in_place()}}},
+      {"engines_created", exec::Engine<Scalar>::created() - engines_before},
       {"phases",
        {{"calibrate_s", res.calibration_s},
         {"partition_s", partition_s},

@@ -1,5 +1,7 @@
 #include "exec/engine.hpp"
 
+#include <atomic>
+
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -8,9 +10,14 @@
 
 namespace cuboid::exec {
 
+namespace {
+std::atomic<int> engines_created{0};
+}
+
 template <class Scalar>
 Engine<Scalar>::Engine(std::vector<std::unique_ptr<Worker<Scalar>>> workers)
     : workers_(std::move(workers)) {
+  ++engines_created;
   for (const auto& w : workers_) {
     if (!w) throw std::invalid_argument("engine: a worker is missing");
     lanes_.push_back(std::make_unique<ThreadLane>());
@@ -134,6 +141,11 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
   result.reduce_s = t2 - t1;
   result.seconds = t2 - t0;
   return result;
+}
+
+template <class Scalar>
+int Engine<Scalar>::created() {
+  return engines_created.load();
 }
 
 template class Engine<double>;

@@ -38,6 +38,9 @@ class Engine {
                 const std::function<void()>& poll = {});
   // Bytes of the buffers held (workers' and partial buffers), for memory reports.
   double reserved_bytes() const;
+  // Engines (each a set of workers and threads) this process has created: a distributed run
+  // records it to show that every rank made one set for the whole run.
+  static int created();
 
  private:
   std::vector<std::unique_ptr<Worker<Scalar>>> workers_;

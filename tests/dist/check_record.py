@@ -51,6 +51,9 @@ def main():
         expect(b["recv_mpi"] == counted == b["model_recv"],
                f"rank {r['rank']}: MPI delivered {b['recv_mpi']} B, counted {counted}, model {b['model_recv']}")
     expect(c["model_agrees_with_mpi"], "the record says MPI and the model disagree")
+    # One set of workers (one engine) per rank for the whole run, whatever the pieces.
+    for r in ranks:
+        expect(r["engines_created"] == 1, f"rank {r['rank']} created {r['engines_created']} engines")
     expect(j["mpi"]["layout"] == a.layout, f"layout {j['mpi']['layout']}, expected {a.layout}")
     rp = j["rank_partition"]
     expect(rp["chosen"] == rp["candidates"][0]["name"], "the chosen candidate is not the best scored")
