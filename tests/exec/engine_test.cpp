@@ -250,7 +250,8 @@ TEST(Engine, RejectsAPlanForOtherProcessorsOrMatrices) {
 // copy starts after a random delay: a missing wait between the queues then lets a GEMM read a
 // panel before it arrives, a copy overwrite a buffer still in use, or the host unpack a block
 // not yet drained -- and the product comes out wrong or varies from run to run. Each wait of
-// src/exec/staged_worker.hpp was removed in turn to check that one of these tests fails.
+// src/exec/staged_worker.hpp was removed in turn to check that one of these tests fails
+// (scripts/remove-waits).
 
 namespace {
 
