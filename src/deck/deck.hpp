@@ -32,7 +32,14 @@ struct Platform {
 
 struct Partition {
   partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
-  partition::Discretization discretization = partition::Discretization::precise;
+  partition::Discretization discretization = partition::Discretization::stepped;
+  // "auto": the run chooses (partition/choose.hpp, by a time model). Then `algorithm` and
+  // `discretization` hold the defaults above, for a runner that does not choose.
+  // partition.algorithm = "auto" also chooses the discretisation unless partition.discretization
+  // is given.
+  bool auto_algorithm = false;
+  bool auto_discretization = false;
+  bool is_auto() const { return auto_algorithm || auto_discretization; }
 };
 
 struct Run {
