@@ -18,7 +18,7 @@ namespace cuboid::app {
 namespace {
 
 struct Options {
-  std::string dims, speeds, algorithm = "nrrp3d", discretize = "precise", json, svg;
+  std::string dims, speeds, algorithm = "nrrp3d", discretize = "stepped", json, svg;
   std::size_t rows = 64;
 };
 
@@ -148,6 +148,8 @@ void run(const Options& o) {
   report::PartitionResult result;
   try {
     result = report::compute_partition(dims, *alg, *disc, speeds);
+  } catch (const partition::TooLarge& e) {
+    throw std::runtime_error("--discretize " + o.discretize + ": " + e.what());
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }
@@ -173,7 +175,9 @@ void add_partition_command(CLI::App& app) {
                   "nrrp3d, nrrp3d-2mode, nrrp2d, column, slab or grid")
       ->capture_default_str();
   cmd->add_option("--discretize", opts->discretize,
-                  "precise (exact task counts), rounded (rounded cuts) or none (continuous)")
+                  "stepped (exact task counts, the algorithm's cuts made exact with one-layer "
+                  "steps), precise (exact counts, tiles near cuts handed out one by one), rounded "
+                  "(rounded cuts) or none (continuous)")
       ->capture_default_str();
   cmd->add_option("--json", opts->json, "Write the partition and its measures as JSON");
   cmd->add_option("--svg", opts->svg, "Draw the partition as SVG");

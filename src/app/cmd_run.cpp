@@ -8,6 +8,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "app/auto_partition.hpp"
 #include "app/kokkos_session.hpp"
 #include "app/run_command.hpp"
 #include "app/setup.hpp"
@@ -78,14 +79,30 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   clock.restart();
   const partition::TileExtent tiles{(pr.m + pr.tile - 1) / pr.tile, (pr.n + pr.tile - 1) / pr.tile,
                                     (pr.k + pr.tile - 1) / pr.tile};
+  partition::Algorithm algorithm = d.partition.algorithm;
+  partition::Discretization discretization = d.partition.discretization;
+  AutoChoice choice;
+  if (d.partition.is_auto()) {
+    choice = choose_partition(d, specs, w, elem);
+    algorithm = choice.algorithm;
+    discretization = choice.discretization;
+    progress << fmt::format("partition: auto chose {} + {} (model {:.4f} s)\n",
+                            partition::to_string(algorithm), partition::to_string(discretization),
+                            choice.ranking.front().seconds);
+  }
   std::vector<partition::TileZone> zones;
   try {
-    zones = partition::partition_tiles(d.partition.algorithm, d.partition.discretization, w, tiles);
-  } catch (const std::invalid_argument& e) {
-    throw Error(d.location("partition.algorithm") + ": partition." +
-                std::string(partition::to_string(d.partition.algorithm)) + " on " +
+    zones = partition::partition_tiles(algorithm, discretization, w, tiles);
+  } catch (const partition::TooLarge& e) {
+    throw Error(d.location("partition.discretization") + ": partition.discretization = \"" +
+                std::string(partition::to_string(discretization)) + "\" on " +
                 std::to_string(tiles[0]) + "x" + std::to_string(tiles[1]) + "x" +
                 std::to_string(tiles[2]) + " tiles: " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw Error(d.location("partition.algorithm") + ": partition." +
+                std::string(partition::to_string(algorithm)) + " on " + std::to_string(tiles[0]) +
+                "x" + std::to_string(tiles[1]) + "x" + std::to_string(tiles[2]) +
+                " tiles: " + e.what());
   }
   const double partition_s = clock.seconds();
   const auto metrics = partition::measure(zones, w, tiles);
@@ -145,6 +162,21 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
 
   report::RunRecord rec;
   report::describe_deck(rec, d);
+  rec.algorithm = std::string(partition::to_string(algorithm));
+  rec.discretization = std::string(partition::to_string(discretization));
+  for (const auto& e : choice.ranking) {
+    report::PartitionCandidate c;
+    c.algorithm = std::string(partition::to_string(e.algorithm));
+    c.discretization = std::string(partition::to_string(e.discretization));
+    c.model_s = e.seconds, c.reduction_s = e.reduction_s, c.max_boxes = e.max_boxes;
+    c.failed = e.failed;
+    // The figures of the processor that finishes last in the model.
+    for (std::size_t q = 0; q < e.compute_s.size(); ++q)
+      if (e.compute_s[q] + e.copy_s[q] >= c.compute_s + c.copy_s)
+        c.compute_s = e.compute_s[q], c.copy_s = e.copy_s[q];
+    rec.partition_candidates.push_back(c);
+  }
+  rec.partition_model = choice.model;
   rec.ratio_to_lower_bound = metrics.ratio;
   rec.ratio_plain = metrics.ratio_plain;
   rec.imbalance = metrics.imbalance;

@@ -64,7 +64,7 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
   req.m = pr.m, req.n = pr.n, req.k = pr.k, req.tile = pr.tile;
   for (double f : factors) req.speeds.push_back(o.rank_gflops * f / mean_factor);
   req.aligned = d.mpi.aligned, req.grid = grid, req.block = block;
-  req.automatic = d.partition.automatic || !d.where.count("partition.algorithm");
+  req.automatic = d.partition.auto_algorithm || !d.where.count("partition.algorithm");
   req.algorithm = d.partition.algorithm, req.discretization = d.partition.discretization;
   req.bandwidth_gbs = o.bandwidth_gbs, req.elem = elem;
   Stopwatch clock;

@@ -51,7 +51,7 @@ dist::DistSettings settings_of(const deck::Deck& d) {
              : pr.c_init == deck::CInit::zero ? dist::InitialC::zero
                                               : dist::InitialC::nan;
   // Across ranks "auto" is the default: a fixed algorithm is a choice the deck must make.
-  s.automatic = d.partition.automatic || !d.where.count("partition.algorithm");
+  s.automatic = d.partition.auto_algorithm || !d.where.count("partition.algorithm");
   s.algorithm = d.partition.algorithm;
   s.discretization = d.partition.discretization;
   s.aligned = d.mpi.aligned;

@@ -221,25 +221,34 @@ const std::map<std::string, Setter>& keys() {
       d.platform.staged_copy_jitter_us = v;
     };
     t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      // "auto": candidates scored by a model (across ranks: the traffic model).
-      std::vector<std::pair<std::string, std::optional<partition::Algorithm>>> c{
-          {"auto", std::nullopt}};
+      if (n.is_string() && get_string(n, at, k) == "auto") {
+        d.partition.auto_algorithm = true;
+        return;
+      }
+      std::vector<std::pair<std::string, partition::Algorithm>> c;
       for (auto name : partition::algorithm_names())
         c.emplace_back(std::string(name), *partition::parse_algorithm(name));
-      const auto a = get_choice(n, at, k, c);
-      d.partition.automatic = !a;
-      if (a) d.partition.algorithm = *a;
+      c.emplace_back("auto", partition::Algorithm::nrrp3d);
+      d.partition.algorithm = get_choice(n, at, k, c);
+      d.partition.auto_algorithm = false;
     };
     t["partition.discretization"] = [](Deck& d, auto& n, auto& at, auto& k) {
       const std::string s = get_string(n, at, k);
       if (s == "none")
         fail(at, k,
-             "\"none\" keeps the partition continuous, which cannot run: use \"rounded\" or "
-             "\"precise\"");
+             "\"none\" keeps the partition continuous, which cannot run: use \"stepped\", "
+             "\"precise\", \"rounded\" or \"auto\"");
+      if (s == "auto") {
+        d.partition.auto_discretization = true;
+        return;
+      }
       d.partition.discretization =
           get_choice<partition::Discretization>(n, at, k,
-                                                {{"rounded", partition::Discretization::rounded},
-                                                 {"precise", partition::Discretization::precise}});
+                                                {{"stepped", partition::Discretization::stepped},
+                                                 {"precise", partition::Discretization::precise},
+                                                 {"rounded", partition::Discretization::rounded},
+                                                 {"auto", partition::Discretization::stepped}});
+      d.partition.auto_discretization = false;
     };
     t["run.repetitions"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.run.repetitions = int(get_int(n, at, k, 1, 100000));
@@ -316,7 +325,10 @@ void apply(Deck& deck, const std::string& full, const toml::node& node, const Or
 }
 
 // Cross-key checks: each names the key that has to change.
-void check(const Deck& d) {
+void check(Deck& d) {
+  // partition.algorithm = "auto" chooses the discretisation too, unless one was given.
+  if (d.partition.auto_algorithm && d.where.count("partition.discretization") == 0)
+    d.partition.auto_discretization = true;
   const auto at = [&](const std::string& key) { return Origin{d.location(key)}; };
   if (!d.platform.measure_speeds && !d.platform.processors.empty() &&
       d.platform.speeds.size() != d.platform.processors.size()) {

@@ -33,11 +33,15 @@ struct Platform {
 };
 
 struct Partition {
-  // "auto": chosen by a model among candidates (across ranks, the default when the key is not
-  // given); `algorithm` then only shapes each rank's share among its processors.
-  bool automatic = false;
   partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
-  partition::Discretization discretization = partition::Discretization::precise;
+  partition::Discretization discretization = partition::Discretization::stepped;
+  // "auto": the run chooses (partition/choose.hpp, by a time model). Then `algorithm` and
+  // `discretization` hold the defaults above, for a runner that does not choose.
+  // partition.algorithm = "auto" also chooses the discretisation unless partition.discretization
+  // is given.
+  bool auto_algorithm = false;
+  bool auto_discretization = false;
+  bool is_auto() const { return auto_algorithm || auto_discretization; }
 };
 
 struct Run {

@@ -66,7 +66,7 @@ Plan plan_columns(const std::vector<double>& area_prefix, double height) {
 
 }  // namespace
 
-std::vector<Zone> column(const std::vector<double>& weights, const Box& cuboid) {
+CutTree column(const std::vector<double>& weights, const Box& cuboid) {
   const std::size_t n = weights.size();
   const std::vector<int> order = sorted_order(weights);
   std::vector<double> prefix(n + 1, 0.0);
@@ -88,7 +88,8 @@ std::vector<Zone> column(const std::vector<double>& weights, const Box& cuboid) 
   }
   const int along = 1 - across;
 
-  std::vector<Zone> zones(n);
+  CutTree tree;
+  std::vector<int> columns;
   double x = cuboid.lo[across];
   for (std::size_t c = 0; c + 1 < best.starts.size(); ++c) {
     const std::size_t first = best.starts[c], last = best.starts[c + 1];
@@ -99,18 +100,21 @@ std::vector<Zone> column(const std::vector<double>& weights, const Box& cuboid) 
     const Box col = with_axis(cuboid, across, x, x_end);
     const double col_weight = prefix[last] - prefix[first];
     double y = cuboid.lo[along];
+    std::vector<int> cells;
     for (std::size_t i = first; i < last; ++i) {
       const double y_end = i + 1 == last
                                ? cuboid.hi[along]
                                : std::min(cuboid.hi[along],
                                           cuboid.lo[along] + (prefix[i + 1] - prefix[first]) /
                                                                  col_weight * cuboid.extent(along));
-      zones[order[i]].push_back(with_axis(col, along, y, y_end));
+      cells.push_back(leaf(tree, order[i], with_axis(col, along, y, y_end)));
       y = y_end;
     }
+    columns.push_back(join_along(tree, cells, along));
     x = x_end;
   }
-  return zones;
+  tree.root = join_along(tree, columns, across);
+  return tree;
 }
 
 }  // namespace cuboid::partition::detail

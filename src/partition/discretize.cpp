@@ -264,6 +264,17 @@ std::vector<TileZone> precise(const std::vector<Zone>& zones, const std::vector<
   for (std::size_t i = 0; i < items.size(); ++i) complement(outer[i], inner[i], shell);
   double expected = 0.0;
   for (const TileBox& b : shell) expected += b.volume();
+  // Each boundary tile costs about 100 bytes (hash slot, key, its own box): refuse up front
+  // rather than grow until the allocator gives up.
+  if (expected > kPreciseMaxBoundaryTiles) {
+    std::ostringstream msg;
+    msg << "the precise discretisation would hand out " << expected
+        << " tiles next to the cuts one by one (about " << std::ceil(expected * 100.0 / 1e9)
+        << " GB of memory; the limit is " << kPreciseMaxBoundaryTiles
+        << " tiles): use the stepped discretisation, which needs no such table, or fewer tiles "
+           "(a larger tile size)";
+    throw TooLarge(msg.str());
+  }
   CellTable table{static_cast<std::size_t>(expected)};
   auto key_of = [&](std::int64_t i, std::int64_t j, std::int64_t l) {
     return (std::uint64_t(i) * std::uint64_t(ext[1]) + std::uint64_t(j)) * std::uint64_t(ext[2]) +

@@ -1,7 +1,9 @@
 #include "partition/geometry.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 
 namespace cuboid::partition {
 namespace {
@@ -50,8 +52,7 @@ std::array<double, 3> projections_of(const Z& zone) {
   // Plane of pi_A is (i,l), of pi_B (l,j), of pi_C (i,j).
   static constexpr int axes[3][2] = {{0, 2}, {2, 1}, {0, 1}};
   std::array<double, 3> out{};
-  std::vector<Rect> rects;
-  rects.reserve(zone.size());
+  thread_local std::vector<Rect> rects;  // reused: measure() calls this once per zone
   for (int f = 0; f < 3; ++f) {
     rects.clear();
     for (const auto& b : zone) {
@@ -91,6 +92,49 @@ double union_area(const std::vector<Rect>& rects) {
   if (rects.size() == 1) {
     const Rect& r = rects[0];
     return std::max(0.0, r.x1 - r.x0) * std::max(0.0, r.y1 - r.y0);
+  }
+  if (rects.size() <= 16) {
+    // Few rectangles (the common case): mark the cells of the compressed grid, no allocation.
+    std::array<double, 32> xs{}, ys{};
+    std::size_t nx = 0, ny = 0;
+    auto insert = [](std::array<double, 32>& v, std::size_t& n, double x) {
+      std::size_t i = 0;
+      while (i < n && v[i] < x) ++i;
+      if (i < n && v[i] == x) return;
+      for (std::size_t k = n; k > i; --k) v[k] = v[k - 1];
+      v[i] = x;
+      ++n;
+    };
+    for (const Rect& r : rects) {
+      if (!(r.x0 < r.x1 && r.y0 < r.y1)) continue;
+      insert(xs, nx, r.x0);
+      insert(xs, nx, r.x1);
+      insert(ys, ny, r.y0);
+      insert(ys, ny, r.y1);
+    }
+    if (nx == 0) return 0.0;
+    auto index = [](const std::array<double, 32>& v, std::size_t n, double x) {
+      std::size_t i = 0;
+      while (i < n && v[i] < x) ++i;
+      return i;
+    };
+    std::array<std::uint32_t, 32> covered{};  // bit j of covered[i]: cell (i, j) is covered
+    for (const Rect& r : rects) {
+      if (!(r.x0 < r.x1 && r.y0 < r.y1)) continue;
+      const std::size_t i0 = index(xs, nx, r.x0), i1 = index(xs, nx, r.x1);
+      const std::size_t j0 = index(ys, ny, r.y0), j1 = index(ys, ny, r.y1);
+      const std::uint32_t mask =
+          std::uint32_t(((std::uint64_t(1) << j1) - 1) & ~((std::uint64_t(1) << j0) - 1));
+      for (std::size_t i = i0; i < i1; ++i) covered[i] |= mask;
+    }
+    double area = 0.0;
+    for (std::size_t i = 0; i + 1 < nx; ++i) {
+      double len = 0.0;
+      for (std::size_t j = 0; j + 1 < ny; ++j)
+        if (covered[i] >> j & 1u) len += ys[j + 1] - ys[j];
+      area += len * (xs[i + 1] - xs[i]);
+    }
+    return area;
   }
   std::vector<double> ys;
   ys.reserve(2 * rects.size());

@@ -83,7 +83,7 @@ Shape choose_shape(std::size_t p, const Box& cuboid) {
 
 }  // namespace
 
-std::vector<Zone> grid(const std::vector<double>& weights, const Box& cuboid) {
+CutTree grid(const std::vector<double>& weights, const Box& cuboid) {
   const std::size_t p = weights.size();
   const Shape shape = choose_shape(p, cuboid);
   // Fastest first; the slowest p - q stay idle.
@@ -93,7 +93,7 @@ std::vector<Zone> grid(const std::vector<double>& weights, const Box& cuboid) {
                    [&](int x, int y) { return weights[x] > weights[y]; });
   order.resize(shape.q);
 
-  std::vector<Zone> zones(p);
+  CutTree tree;
   auto weight_of = [&](const std::vector<int>& ids) {
     double s = 0.0;
     for (int id : ids) s += weights[id];
@@ -103,19 +103,26 @@ std::vector<Zone> grid(const std::vector<double>& weights, const Box& cuboid) {
   std::vector<double> slab_w;
   for (const auto& s : slabs) slab_w.push_back(weight_of(s));
   const auto slab_boxes = proportional_cuts(cuboid, 0, slab_w);
+  std::vector<int> slab_nodes;
   for (std::size_t si = 0; si < shape.a; ++si) {
     const auto cols = deal(slabs[si], shape.b);
     std::vector<double> col_w;
     for (const auto& c : cols) col_w.push_back(weight_of(c));
     const auto col_boxes = proportional_cuts(slab_boxes[si], 1, col_w);
+    std::vector<int> col_nodes;
     for (std::size_t ci = 0; ci < shape.b; ++ci) {
       std::vector<double> w;
       for (int id : cols[ci]) w.push_back(weights[id]);
       const auto cells = proportional_cuts(col_boxes[ci], 2, w);
-      for (std::size_t li = 0; li < cells.size(); ++li) zones[cols[ci][li]].push_back(cells[li]);
+      std::vector<int> cell_nodes;
+      for (std::size_t li = 0; li < cells.size(); ++li)
+        cell_nodes.push_back(leaf(tree, cols[ci][li], cells[li]));
+      col_nodes.push_back(join_along(tree, cell_nodes, 2));
     }
+    slab_nodes.push_back(join_along(tree, col_nodes, 1));
   }
-  return zones;
+  tree.root = join_along(tree, slab_nodes, 0);
+  return tree;
 }
 
 }  // namespace cuboid::partition::detail

@@ -39,6 +39,7 @@ TileZone merge_boxes(TileZone boxes) {
   boxes.erase(
       std::remove_if(boxes.begin(), boxes.end(), [](const TileBox& x) { return x.empty(); }),
       boxes.end());
+  if (boxes.size() < 2) return boxes;
   // l first: runs along the inner dimension make the longest GEMMs. A pass that joins nothing
   // on any axis means a fixed point.
   for (int round = 0; round < 64; ++round) {

@@ -11,12 +11,17 @@ namespace {
 
 template <class Z>
 double bounding_aspect(const Z& zone) {
-  Zone as_double;
-  for (const auto& b : zone)
-    as_double.push_back(Box{{double(b.lo[0]), double(b.lo[1]), double(b.lo[2])},
-                            {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])}});
-  const Box bb = bounding_box(as_double);
-  return bb.empty() ? 0.0 : aspect_ratio(bb);
+  Box bb;
+  bool first = true;
+  for (const auto& b : zone) {
+    if (b.empty()) continue;
+    for (int d = 0; d < 3; ++d) {
+      bb.lo[d] = first ? double(b.lo[d]) : std::min(bb.lo[d], double(b.lo[d]));
+      bb.hi[d] = first ? double(b.hi[d]) : std::max(bb.hi[d], double(b.hi[d]));
+    }
+    first = false;
+  }
+  return first ? 0.0 : aspect_ratio(bb);
 }
 
 template <class Z>

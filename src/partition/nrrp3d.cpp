@@ -34,7 +34,7 @@ namespace {
 
 struct Task {
   std::size_t lo, hi;  // range [lo, hi) of the sorted weights
-  Box box;
+  int node;            // the tree node of this range, its box already set
 };
 
 int longest_axis(const Box& b) {
@@ -53,25 +53,30 @@ int shortest_axis(const Box& b) {
 
 }  // namespace
 
-std::vector<Zone> nrrp3d(const std::vector<double>& weights, const Box& cuboid, bool three_modes) {
+CutTree nrrp3d(const std::vector<double>& weights, const Box& cuboid, bool three_modes) {
   const std::size_t n = weights.size();
-  std::vector<Zone> zones(n);
+  CutTree tree;
   const std::vector<int> order = sorted_order(weights);
   // prefix[i] = sum of the i smallest weights; sub-ranges are contiguous in sorted order.
   std::vector<double> prefix(n + 1, 0.0);
   for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + weights[order[i]];
 
+  CutNode top;
+  top.box = cuboid;
+  tree.root = tree.add(top);
   // Explicit stack: with geometric speeds every step peels one processor, so the recursion
   // would be as deep as p.
-  std::vector<Task> stack{{0, n, cuboid}};
+  std::vector<Task> stack{{0, n, tree.root}};
   while (!stack.empty()) {
     const Task t = stack.back();
     stack.pop_back();
+    const Box cu = tree.nodes[std::size_t(t.node)].box;
     if (t.hi - t.lo == 1) {
-      zones[order[t.lo]].push_back(t.box);
+      CutNode& leaf = tree.nodes[std::size_t(t.node)];
+      leaf.kind = CutNode::Kind::leaf;
+      leaf.owner = order[t.lo];
       continue;
     }
-    const Box& cu = t.box;
     std::array<double, 3> e = {cu.extent(0), cu.extent(1), cu.extent(2)};
     std::sort(e.begin(), e.end());
     const double rho1 = e[2] / e[0];
@@ -95,8 +100,19 @@ std::vector<Zone> nrrp3d(const std::vector<double>& weights, const Box& cuboid, 
       const int d = longest_axis(cu);
       double cut = cu.lo[d] + share * cu.extent(d);
       cut = std::clamp(cut, cu.lo[d], cu.hi[d]);
-      stack.push_back({k, t.hi, with_axis(cu, d, cut, cu.hi[d])});
-      stack.push_back({t.lo, k, with_axis(cu, d, cu.lo[d], cut)});
+      CutNode lo_child, hi_child;
+      lo_child.box = with_axis(cu, d, cu.lo[d], cut);
+      hi_child.box = with_axis(cu, d, cut, cu.hi[d]);
+      const int a = tree.add(lo_child);
+      const int b = tree.add(hi_child);
+      CutNode& node = tree.nodes[std::size_t(t.node)];
+      node.kind = CutNode::Kind::split;
+      node.axis = d;
+      node.cut = cut;
+      node.lo = a;
+      node.hi = b;
+      stack.push_back({k, t.hi, b});
+      stack.push_back({t.lo, k, a});
       continue;
     }
 
@@ -114,10 +130,17 @@ std::vector<Zone> nrrp3d(const std::vector<double>& weights, const Box& cuboid, 
       for (int d = 0; d < 3; ++d)
         if (d != s) inner.hi[d] = std::min(cu.hi[d], cu.lo[d] + side);
     }
-    append_corner_complement(cu, inner, zones[order[t.hi - 1]]);
-    stack.push_back({t.lo, t.hi - 1, inner});
+    CutNode in;
+    in.box = inner;
+    const int a = tree.add(in);
+    CutNode& node = tree.nodes[std::size_t(t.node)];
+    node.kind = CutNode::Kind::corner;
+    node.owner = order[t.hi - 1];
+    node.inner = inner;
+    node.lo = a;
+    stack.push_back({t.lo, t.hi - 1, a});
   }
-  return zones;
+  return tree;
 }
 
 }  // namespace cuboid::partition::detail

@@ -6,13 +6,14 @@
 
 namespace cuboid::partition::detail {
 
-std::vector<Zone> slab(const std::vector<double>& weights, const Box& cuboid) {
+CutTree slab(const std::vector<double>& weights, const Box& cuboid) {
   int d = 0;
   for (int e = 1; e < 3; ++e)
     if (cuboid.extent(e) > cuboid.extent(d)) d = e;
   double total = 0.0;
   for (double w : weights) total += w;
-  std::vector<Zone> zones(weights.size());
+  CutTree tree;
+  std::vector<int> parts;
   double acc = 0.0;
   double start = cuboid.lo[d];
   for (std::size_t p = 0; p < weights.size(); ++p) {
@@ -21,10 +22,11 @@ std::vector<Zone> slab(const std::vector<double>& weights, const Box& cuboid) {
     const double end = p + 1 == weights.size()
                            ? cuboid.hi[d]
                            : std::min(cuboid.hi[d], cuboid.lo[d] + acc / total * cuboid.extent(d));
-    zones[p].push_back(with_axis(cuboid, d, start, end));
+    parts.push_back(leaf(tree, int(p), with_axis(cuboid, d, start, end)));
     start = end;
   }
-  return zones;
+  tree.root = join_along(tree, parts, d);
+  return tree;
 }
 
 }  // namespace cuboid::partition::detail

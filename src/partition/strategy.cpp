@@ -9,6 +9,7 @@
 
 #include "partition/algorithms.hpp"
 #include "partition/discretize.hpp"
+#include "partition/stepped.hpp"
 
 namespace cuboid::partition {
 namespace {
@@ -21,10 +22,11 @@ constexpr std::array<std::pair<Algorithm, std::string_view>, 6> kAlgorithms = {{
     {Algorithm::slab, "slab"},
     {Algorithm::grid, "grid"},
 }};
-constexpr std::array<std::pair<Discretization, std::string_view>, 3> kDiscretizations = {{
+constexpr std::array<std::pair<Discretization, std::string_view>, 4> kDiscretizations = {{
     {Discretization::none, "none"},
     {Discretization::rounded, "rounded"},
     {Discretization::precise, "precise"},
+    {Discretization::stepped, "stepped"},
 }};
 
 template <class... Args>
@@ -101,13 +103,16 @@ std::vector<std::string_view> discretization_names() {
 
 bool is_2d(Algorithm a) { return a == Algorithm::nrrp2d || a == Algorithm::column; }
 
-std::vector<Zone> partition_continuous(Algorithm a, const std::vector<double>& speeds,
-                                       const Extent& cuboid) {
-  check_speeds(speeds);
+namespace {
+
+void check_extent(const Extent& cuboid) {
   for (double e : cuboid)
     if (!std::isfinite(e) || !(e > 0))
       fail("cuboid ", cuboid[0], " x ", cuboid[1], " x ", cuboid[2],
            ": every dimension must be finite and positive");
+}
+
+CutTree tree_of(Algorithm a, const std::vector<double>& speeds, const Extent& cuboid) {
   const Box box{{0.0, 0.0, 0.0}, cuboid};
   switch (a) {
     case Algorithm::nrrp3d:
@@ -126,10 +131,27 @@ std::vector<Zone> partition_continuous(Algorithm a, const std::vector<double>& s
   fail("unknown partition algorithm");
 }
 
+}  // namespace
+
+CutTree partition_tree(Algorithm a, const std::vector<double>& speeds, const Extent& cuboid) {
+  check_speeds(speeds);
+  check_extent(cuboid);
+  return tree_of(a, speeds, cuboid);
+}
+
+std::vector<Zone> partition_continuous(Algorithm a, const std::vector<double>& speeds,
+                                       const Extent& cuboid) {
+  return zones_of(partition_tree(a, speeds, cuboid), speeds.size());
+}
+
 std::vector<TileZone> discretize(Discretization d, const std::vector<Zone>& zones,
                                  const std::vector<double>& speeds, const TileExtent& tiles) {
   if (d == Discretization::none)
-    fail("discretization 'none' keeps the continuous zones: choose rounded or precise");
+    fail("discretization 'none' keeps the continuous zones: choose rounded, precise or stepped");
+  if (d == Discretization::stepped)
+    fail(
+        "discretization 'stepped' redoes the partition's cuts on whole tiles, so it needs the "
+        "algorithm, not just its zones: use partition_tiles");
   check_speeds(speeds);
   check_tiles(speeds.size(), tiles);
   if (zones.size() != speeds.size())
@@ -143,9 +165,30 @@ std::vector<TileZone> partition_tiles(Algorithm a, Discretization d,
   check_speeds(speeds);
   check_tiles(speeds.size(), tiles);
   if (d == Discretization::none)
-    fail("discretization 'none' keeps the continuous zones: choose rounded or precise");
-  const Extent extent = {double(tiles[0]), double(tiles[1]), double(tiles[2])};
-  return discretize_zones(d, partition_continuous(a, speeds, extent), speeds, tiles, is_2d(a));
+    fail("discretization 'none' keeps the continuous zones: choose rounded, precise or stepped");
+  if (d != Discretization::stepped) {
+    const Extent extent = {double(tiles[0]), double(tiles[1]), double(tiles[2])};
+    return discretize_zones(d, partition_continuous(a, speeds, extent), speeds, tiles, is_2d(a));
+  }
+  // The 2D algorithms are cut on the C face, C tiles as units, and every zone spans l.
+  const bool flat = is_2d(a);
+  const TileExtent units = {tiles[0], tiles[1], flat ? 1 : tiles[2]};
+  const std::int64_t total = units[0] * units[1] * units[2];
+  std::vector<TileZone> zones;
+  if (a == Algorithm::nrrp3d || a == Algorithm::nrrp3d_2mode) {
+    zones = stepped_nrrp3d(exact_counts(speeds, total), units, a == Algorithm::nrrp3d);
+  } else {
+    const CutTree tree = tree_of(a, speeds, {double(units[0]), double(units[1]), double(units[2])});
+    // Processors the algorithm left without a zone (an idle grid slot) get no tiles.
+    std::vector<double> weights(speeds.size(), 0.0);
+    for (const CutNode& n : tree.nodes)
+      if (n.owner >= 0) weights[std::size_t(n.owner)] = speeds[std::size_t(n.owner)];
+    zones = stepped_tree(tree, exact_counts(weights, total), units);
+  }
+  if (flat)
+    for (TileZone& z : zones)
+      for (TileBox& b : z) b.hi[2] = tiles[2];
+  return zones;
 }
 
 }  // namespace cuboid::partition

@@ -11,6 +11,10 @@ namespace {
 constexpr double kDrawing = 520.0;  // size of the drawing area in px
 constexpr double kLegendWidth = 260.0;
 constexpr std::size_t kLegendRows = 40;
+// Title and summary run across the top; the drawing starts below them and its caption sits
+// under it, so no two texts share a line.
+constexpr double kTop = 64.0;
+constexpr double kCaption = kTop + kDrawing + 22.0;
 
 // Well separated hues for neighbouring ids (golden angle), two lightness bands.
 std::string colour(std::size_t id, double lightness_shift = 0.0) {
@@ -44,12 +48,12 @@ void draw_face(std::ostringstream& out, const PartitionResult& r) {
   const double scale = kDrawing / double(std::max(r.dims[0], r.dims[1]));
   for (std::size_t p = 0; p < r.pieces.size(); ++p)
     for (const Piece& b : r.pieces[p]) {
-      out << "<rect x=\"" << 20 + b[2] * scale << "\" y=\"" << 40 + b[0] * scale << "\" width=\""
+      out << "<rect x=\"" << 20 + b[2] * scale << "\" y=\"" << kTop + b[0] * scale << "\" width=\""
           << (b[3] - b[2]) * scale << "\" height=\"" << (b[1] - b[0]) * scale << "\" fill=\""
           << colour(p) << "\" stroke=\"#222\" stroke-width=\"0.6\"/>\n";
     }
-  out << "<text x=\"20\" y=\"30\" font-size=\"13\">C face (i down, j right); every zone spans "
-         "all of l</text>\n";
+  out << "<text x=\"20\" y=\"" << kCaption
+      << "\" font-size=\"12\">C face (i down, j right); every zone spans all of l</text>\n";
 }
 
 void draw_isometric(std::ostringstream& out, const PartitionResult& r) {
@@ -74,7 +78,7 @@ void draw_isometric(std::ostringstream& out, const PartitionResult& r) {
   const double scale = kDrawing / std::max(max_x - min_x, max_y - min_y);
   auto screen = [&](double x, double y, double z) {
     const Point q = project(x, y, z);
-    return Point{20 + (q.x - min_x) * scale, 40 + (q.y - min_y) * scale};
+    return Point{20 + (q.x - min_x) * scale, kTop + (q.y - min_y) * scale};
   };
   struct Item {
     double depth;
@@ -115,8 +119,11 @@ void draw_isometric(std::ostringstream& out, const PartitionResult& r) {
              screen(b[0], b[3], b[5])},
             colour(it.owner, 0));
   }
-  out << "<text x=\"20\" y=\"30\" font-size=\"13\">Isometric, exploded, seen from the corner "
-         "(0,0,0): i grows to the upper left, j to the upper right, l downwards</text>\n";
+  out << "<text x=\"20\" y=\"" << kCaption
+      << "\" font-size=\"12\">Isometric, exploded, seen from the corner (0,0,0):</text>\n"
+      << "<text x=\"20\" y=\"" << kCaption + 16
+      << "\" font-size=\"12\">i grows to the upper left, j to the upper right, l "
+         "downwards</text>\n";
 }
 
 }  // namespace
@@ -129,7 +136,7 @@ std::string partition_to_svg(const PartitionResult& r, std::size_t max_pieces) {
                              std::to_string(max_pieces) +
                              "): use fewer processors or tiles for --svg");
   const std::size_t rows = std::min(r.pieces.size(), kLegendRows);
-  const double height = std::max(kDrawing + 80, 70.0 + 18.0 * double(rows + 6));
+  const double height = std::max(kCaption + 30, kTop + 30 + 18.0 * double(rows + 2));
   std::ostringstream out;
   out.precision(5);
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kDrawing + kLegendWidth + 40
@@ -144,21 +151,24 @@ std::string partition_to_svg(const PartitionResult& r, std::size_t max_pieces) {
   double total_speed = 0.0;
   for (double s : r.speeds) total_speed += s;
   const double lx = kDrawing + 50;
-  out << "<text x=\"" << lx << "\" y=\"30\" font-size=\"13\" font-weight=\"bold\">"
+  out << "<text x=\"20\" y=\"24\" font-size=\"14\" font-weight=\"bold\">"
       << partition::to_string(r.algorithm) << " / " << partition::to_string(r.discretization)
-      << ", " << r.dims[0] << "x" << r.dims[1] << "x" << r.dims[2] << " tiles</text>\n";
-  out << "<text x=\"" << lx
-      << "\" y=\"48\" font-size=\"12\">sum Hs / sum L(V) = " << r.metrics.ratio << ", imbalance "
-      << r.metrics.imbalance << "</text>\n";
+      << ", " << r.dims[0] << "x" << r.dims[1] << "x" << r.dims[2] << " tiles, " << r.speeds.size()
+      << " processors</text>\n";
+  std::size_t most_boxes = 0;
+  for (const auto& z : r.pieces) most_boxes = std::max(most_boxes, z.size());
+  out << "<text x=\"20\" y=\"44\" font-size=\"12\">sum Hs / sum L(V) = " << r.metrics.ratio
+      << ", imbalance " << r.metrics.imbalance << ", at most " << most_boxes
+      << " boxes per zone</text>\n";
   for (std::size_t p = 0; p < rows; ++p) {
-    const double y = 70 + 18.0 * double(p);
+    const double y = kTop + 12 + 18.0 * double(p);
     out << "<rect x=\"" << lx << "\" y=\"" << y - 11 << "\" width=\"12\" height=\"12\" fill=\""
         << colour(p) << "\" stroke=\"#222\" stroke-width=\"0.6\"/>\n";
     out << "<text x=\"" << lx + 18 << "\" y=\"" << y << "\" font-size=\"12\">P" << p << "  speed "
         << r.speeds[p] << "  share " << 100.0 * r.speeds[p] / total_speed << "%</text>\n";
   }
   if (r.pieces.size() > rows)
-    out << "<text x=\"" << lx << "\" y=\"" << 70 + 18.0 * double(rows)
+    out << "<text x=\"" << lx << "\" y=\"" << kTop + 12 + 18.0 * double(rows)
         << "\" font-size=\"12\">… and " << r.pieces.size() - rows << " more processors</text>\n";
   out << "</svg>\n";
   return out.str();

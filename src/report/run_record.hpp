@@ -43,6 +43,21 @@ struct ProcessEnvironment {
   std::string omp_num_threads, omp_proc_bind, omp_places;  // as set, empty when not
 };
 
+// One candidate of partition.algorithm = "auto", as the model saw it.
+struct PartitionCandidate {
+  std::string algorithm, discretization;
+  // partition "auto": every candidate, fastest first (the first is the one run), and how the
+  // model treated the processors' links. Empty when the deck fixed the partition.
+  std::vector<PartitionCandidate> partition_candidates;
+  std::string partition_model;
+  double model_s = 0;      // the model's run time (max over processors + reduction)
+  double compute_s = 0;    // of the processor that finishes last in the model
+  double copy_s = 0;       // its copies
+  double reduction_s = 0;  // split-k reduction on the host
+  int max_boxes = 0;       // most boxes (GEMMs) of one zone
+  std::string failed;      // why it could not be built, if so
+};
+
 struct RunRecord {
   std::string deck;
   std::string deck_effective;  // the keys the file and --set gave, sorted (provenance.hpp)
@@ -56,6 +71,10 @@ struct RunRecord {
   std::vector<ProcessorRecord> processors;
 
   std::string algorithm, discretization;
+  // partition "auto": every candidate, fastest first (the first is the one run), and how the
+  // model treated the processors' links. Empty when the deck fixed the partition.
+  std::vector<PartitionCandidate> partition_candidates;
+  std::string partition_model;
   double ratio_to_lower_bound = 0, ratio_plain = 0, imbalance = 0;
   bool k_split = false;
   int partial_buffers = 0;

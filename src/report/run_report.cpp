@@ -59,6 +59,21 @@ void print_summary(std::ostream& os, const RunRecord& r) {
       r.k_split ? fmt::format("k split: {} partial C buffers ({})", r.partial_buffers,
                               bytes(r.partial_bytes))
                 : std::string("k not split"));
+  if (!r.partition_candidates.empty()) {
+    const auto& c = r.partition_candidates;
+    os << fmt::format("auto       chose {} + {}: model {:.4f} s of {} candidates ({})\n",
+                      c[0].algorithm, c[0].discretization, c[0].model_s, c.size(),
+                      r.partition_model);
+    const std::size_t shown = std::min<std::size_t>(c.size(), 6);
+    for (std::size_t i = 1; i < shown; ++i)
+      os << fmt::format(
+          "           then {} + {}: model {:.4f} s (compute {:.4f}, copies {:.4f}, reduction "
+          "{:.4f}, up to {} boxes)\n",
+          c[i].algorithm, c[i].discretization, c[i].model_s, c[i].compute_s, c[i].copy_s,
+          c[i].reduction_s, c[i].max_boxes);
+    if (c.size() > shown)
+      os << fmt::format("           ... {} more candidates in the JSON record\n", c.size() - shown);
+  }
   os << fmt::format(
       "{:<10} {:>7} {:>9} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10} {:>8} {:>8} "
       "{:>6}\n",
@@ -153,6 +168,25 @@ nlohmann::json to_json(const RunRecord& r) {
                     {"k_split", r.k_split},
                     {"partial_buffers", r.partial_buffers},
                     {"partial_bytes", r.partial_bytes}};
+  if (!r.partition_candidates.empty()) {
+    json candidates = json::array();
+    for (const auto& c : r.partition_candidates) {
+      json e = {{"algorithm", c.algorithm},     {"discretization", c.discretization},
+                {"compute_s", c.compute_s},     {"copy_s", c.copy_s},
+                {"reduction_s", c.reduction_s}, {"max_boxes", c.max_boxes}};
+      if (c.failed.empty()) {
+        e["model_s"] = c.model_s;
+      } else {
+        e["failed"] = c.failed;
+      }
+      candidates.push_back(std::move(e));
+    }
+    j["partition"]["auto"] = {{"chosen",
+                               {{"algorithm", r.partition_candidates[0].algorithm},
+                                {"discretization", r.partition_candidates[0].discretization}}},
+                              {"model", r.partition_model},
+                              {"candidates", std::move(candidates)}};
+  }
   j["validation"] = {{"performed", r.validation_performed},
                      {"passed", r.validation_passed},
                      {"error", r.validation_error},

@@ -29,7 +29,8 @@ TEST(Deck, DefaultsWhenEmpty) {
   EXPECT_TRUE(d.platform.measure_speeds);
   EXPECT_TRUE(d.platform.processors.empty());
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::nrrp3d);
-  EXPECT_EQ(d.partition.discretization, cuboid::partition::Discretization::precise);
+  EXPECT_EQ(d.partition.discretization, cuboid::partition::Discretization::stepped);
+  EXPECT_FALSE(d.partition.is_auto());
   EXPECT_TRUE(d.run.validate);
 }
 
@@ -80,6 +81,31 @@ TEST(Deck, OverridesApplyAndAreLocated) {
   EXPECT_EQ(d.problem.m, 20);
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::slab);
   EXPECT_EQ(d.location("problem.m"), "--set problem.m=20");
+}
+
+TEST(Deck, AutoPartition) {
+  using cuboid::partition::Algorithm;
+  using cuboid::partition::Discretization;
+  // "auto" for the algorithm chooses the discretisation too, unless the deck names one.
+  Deck d = parse_deck("[partition]\nalgorithm = \"auto\"\n", "a.toml");
+  EXPECT_TRUE(d.partition.auto_algorithm);
+  EXPECT_TRUE(d.partition.auto_discretization);
+  EXPECT_EQ(d.partition.algorithm, Algorithm::nrrp3d);  // what a runner that does not choose uses
+  d = parse_deck("[partition]\nalgorithm = \"auto\"\ndiscretization = \"precise\"\n", "a.toml");
+  EXPECT_TRUE(d.partition.auto_algorithm);
+  EXPECT_FALSE(d.partition.auto_discretization);
+  EXPECT_EQ(d.partition.discretization, Discretization::precise);
+  d = parse_deck("[partition]\nalgorithm = \"grid\"\n", "a.toml",
+                 {"partition.discretization=auto"});
+  EXPECT_FALSE(d.partition.auto_algorithm);
+  EXPECT_TRUE(d.partition.auto_discretization);
+  EXPECT_EQ(d.partition.algorithm, Algorithm::grid);
+  // A later override back to a fixed choice wins.
+  d = parse_deck("[partition]\nalgorithm = \"auto\"\n", "a.toml",
+                 {"partition.algorithm=slab", "partition.discretization=rounded"});
+  EXPECT_FALSE(d.partition.is_auto());
+  EXPECT_EQ(d.partition.algorithm, Algorithm::slab);
+  EXPECT_EQ(d.partition.discretization, Discretization::rounded);
 }
 
 struct BadDeck {
@@ -169,11 +195,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadDeck{"bad_algorithm",
                 "[partition]\nalgorithm = \"nrrp4d\"\n",
                 {},
-                "\"nrrp4d\" is not one of \"auto\", \"nrrp3d\""},
+                "\"nrrp4d\" is not one of \"nrrp3d\""},
         BadDeck{"discretization_none",
                 "[partition]\ndiscretization = \"none\"\n",
                 {},
-                "cannot run: use \"rounded\" or \"precise\""},
+                "cannot run: use \"stepped\", \"precise\", \"rounded\" or \"auto\""},
+        BadDeck{"bad_discretization",
+                "[partition]\ndiscretization = \"exact\"\n",
+                {},
+                "\"exact\" is not one of \"stepped\", \"precise\", \"rounded\", \"auto\""},
         BadDeck{"repetitions_zero",
                 "[run]\nrepetitions = 0\n",
                 {},

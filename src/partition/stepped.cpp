@@ -1,0 +1,1063 @@
+// STEPPED discretisation (see stepped.hpp). Regions are short lists of disjoint integer boxes;
+// a step is cut out of one layer with a 2D sweep over that layer's rectangles, so its cost
+// depends on the boxes involved, never on the number of tiles.
+#include "partition/stepped.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "partition/geometry.hpp"
+#include "partition/merge.hpp"
+
+namespace cuboid::partition {
+namespace {
+
+using I = std::int64_t;
+using Region = std::vector<TileBox>;
+
+I cells(const TileBox& b) { return b.empty() ? 0 : b.extent(0) * b.extent(1) * b.extent(2); }
+
+I cells(const Region& r) {
+  I s = 0;
+  for (const TileBox& b : r) s += cells(b);
+  return s;
+}
+
+TileBox bounds(const Region& r) {
+  TileBox out;
+  bool first = true;
+  for (const TileBox& b : r) {
+    if (b.empty()) continue;
+    for (int d = 0; d < 3; ++d) {
+      out.lo[d] = first ? b.lo[d] : std::min(out.lo[d], b.lo[d]);
+      out.hi[d] = first ? b.hi[d] : std::max(out.hi[d], b.hi[d]);
+    }
+    first = false;
+  }
+  return out;
+}
+
+TileBox clip(TileBox b, const TileBox& w) {
+  for (int d = 0; d < 3; ++d) {
+    b.lo[d] = std::max(b.lo[d], w.lo[d]);
+    b.hi[d] = std::min(b.hi[d], w.hi[d]);
+  }
+  return b;
+}
+
+// Tiles of `r` with x_d < c.
+I count_below(const Region& r, int d, I c) {
+  I s = 0;
+  for (TileBox b : r) {
+    if (b.lo[d] >= c) continue;
+    b.hi[d] = std::min(b.hi[d], c);
+    s += cells(b);
+  }
+  return s;
+}
+
+void cut(const Region& r, int d, I c, Region& below, Region& above) {
+  for (const TileBox& b : r) {
+    if (b.hi[d] <= c) {
+      below.push_back(b);
+    } else if (b.lo[d] >= c) {
+      above.push_back(b);
+    } else {
+      TileBox x = b, y = b;
+      x.hi[d] = c;
+      y.lo[d] = c;
+      below.push_back(x);
+      above.push_back(y);
+    }
+  }
+}
+
+Region inside(const Region& r, const TileBox& w) {
+  Region out;
+  for (const TileBox& b : r) {
+    const TileBox x = clip(b, w);
+    if (!x.empty()) out.push_back(x);
+  }
+  return out;
+}
+
+// b minus s, as at most six disjoint boxes.
+void box_minus(const TileBox& b, const TileBox& s, Region& out) {
+  const TileBox x = clip(s, b);
+  if (x.empty()) {
+    out.push_back(b);
+    return;
+  }
+  TileBox rest = b;
+  for (int d = 0; d < 3; ++d) {
+    if (rest.lo[d] < x.lo[d]) {
+      TileBox p = rest;
+      p.hi[d] = x.lo[d];
+      out.push_back(p);
+    }
+    if (x.hi[d] < rest.hi[d]) {
+      TileBox p = rest;
+      p.lo[d] = x.hi[d];
+      out.push_back(p);
+    }
+    rest.lo[d] = x.lo[d];
+    rest.hi[d] = x.hi[d];
+  }
+}
+
+// One round of joining boxes that share a whole face, per axis (sort, then join runs): short
+// regions stay short between cuts. Final zones go through merge_boxes, which repeats this to a
+// fixed point and returns a canonical order.
+Region compact(Region r) {
+  r.erase(std::remove_if(r.begin(), r.end(), [](const TileBox& b) { return b.empty(); }), r.end());
+  if (r.size() < 2) return r;
+  for (int d : {2, 1, 0}) {
+    const int a = (d + 1) % 3, b = (d + 2) % 3;
+    std::sort(r.begin(), r.end(), [&](const TileBox& x, const TileBox& y) {
+      return std::tie(x.lo[a], x.hi[a], x.lo[b], x.hi[b], x.lo[d]) <
+             std::tie(y.lo[a], y.hi[a], y.lo[b], y.hi[b], y.lo[d]);
+    });
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (out > 0) {
+        TileBox& last = r[out - 1];
+        const TileBox& cur = r[i];
+        if (last.lo[a] == cur.lo[a] && last.hi[a] == cur.hi[a] && last.lo[b] == cur.lo[b] &&
+            last.hi[b] == cur.hi[b] && last.hi[d] == cur.lo[d]) {
+          last.hi[d] = cur.hi[d];
+          continue;
+        }
+      }
+      r[out++] = r[i];
+    }
+    r.resize(out);
+  }
+  return r;
+}
+
+Region subtract(const Region& r, const Region& s) {
+  Region cur = r, next;
+  for (const TileBox& t : s) {
+    next.clear();
+    for (const TileBox& b : cur) box_minus(b, t, next);
+    cur.swap(next);
+  }
+  return compact(std::move(cur));
+}
+
+Region join(Region a, const Region& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return compact(std::move(a));
+}
+
+// A 2D order of the tiles of one layer: rows along `minor`, taken one after the other along
+// `major`, each direction ascending or descending.
+struct Orientation {
+  int major, minor;
+  bool major_up, minor_up;
+};
+
+// The first `m` tiles, in the order `o`, of the tiles of `src` with x_d == layer inside `window`.
+// Whole rows, then one partial row: at most two boxes per rectangle of the layer.
+Region staircase(const Region& src, int d, I layer, const TileBox& window, I m,
+                 const Orientation& o) {
+  struct Rect {
+    I a0, a1, b0, b1;
+  };
+  thread_local std::vector<Rect> rects;
+  thread_local std::vector<I> marks;
+  rects.clear();
+  marks.clear();
+  for (const TileBox& b : src) {
+    if (!(b.lo[d] <= layer && layer < b.hi[d])) continue;
+    const TileBox x = clip(b, window);
+    if (x.empty() || !(x.lo[d] <= layer && layer < x.hi[d])) continue;
+    rects.push_back({x.lo[o.major], x.hi[o.major], x.lo[o.minor], x.hi[o.minor]});
+    marks.push_back(x.lo[o.major]);
+    marks.push_back(x.hi[o.major]);
+  }
+  std::sort(marks.begin(), marks.end());
+  marks.erase(std::unique(marks.begin(), marks.end()), marks.end());
+  Region out;
+  auto emit = [&](I a0, I a1, I b0, I b1) {
+    TileBox t;
+    t.lo[d] = layer;
+    t.hi[d] = layer + 1;
+    t.lo[o.major] = a0;
+    t.hi[o.major] = a1;
+    t.lo[o.minor] = b0;
+    t.hi[o.minor] = b1;
+    out.push_back(t);
+  };
+  thread_local std::vector<std::pair<I, I>> segs;
+  I rem = m;
+  const std::size_t n = marks.size();
+  for (std::size_t s = 0; s + 1 < n && rem > 0; ++s) {
+    const std::size_t i = o.major_up ? s : n - 2 - s;
+    const I p = marks[i], q = marks[i + 1];
+    segs.clear();
+    I len = 0;
+    for (const Rect& r : rects)
+      if (r.a0 <= p && q <= r.a1) {
+        segs.push_back({r.b0, r.b1});
+        len += r.b1 - r.b0;
+      }
+    if (len == 0) continue;
+    std::sort(segs.begin(), segs.end());
+    if (!o.minor_up) std::reverse(segs.begin(), segs.end());
+    const I rows = q - p;
+    const I full = std::min(rows, rem / len);
+    if (full > 0) {
+      const I r0 = o.major_up ? p : q - full;
+      for (const auto& sg : segs) emit(r0, r0 + full, sg.first, sg.second);
+      rem -= full * len;
+    }
+    if (rem > 0 && full < rows) {
+      const I row = o.major_up ? p + full : q - full - 1;
+      for (const auto& sg : segs) {
+        const I t = std::min(rem, sg.second - sg.first);
+        if (o.minor_up) {
+          emit(row, row + 1, sg.first, sg.first + t);
+        } else {
+          emit(row, row + 1, sg.second - t, sg.second);
+        }
+        rem -= t;
+        if (rem == 0) break;
+      }
+    }
+  }
+  return out;
+}
+
+// The eight orientations of the layer perpendicular to `d`.
+std::vector<Orientation> orientations(int d) {
+  const int a = (d + 1) % 3, b = (d + 2) % 3;
+  std::vector<Orientation> out;
+  for (auto [mj, mn] : {std::pair{a, b}, std::pair{b, a}})
+    for (bool u : {true, false})
+      for (bool v : {true, false}) out.push_back({mj, mn, u, v});
+  return out;
+}
+
+// The one orientation used when there is no time to compare: rows along the shorter edge of
+// the layer, taken in a window about sqrt(m) wide (see windows()), so a step is a compact
+// staircase in one corner of the layer and touches few of the zones cut out later.
+Orientation default_orientation(int d, const TileBox& b) {
+  const int a = (d + 1) % 3, c = (d + 2) % 3;
+  return b.extent(a) >= b.extent(c) ? Orientation{a, c, true, true} : Orientation{c, a, true, true};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The recursion.
+
+enum class Effort { minimal, narrow, wide };
+
+struct Task {
+  int lo = 0, hi = 0;  // nrrp3d: range of processors in ascending target order
+  int node = -1;       // cut tree: the node
+  int proc = -1;       // >= 0: a leaf of this processor
+  I target = 0;
+  Region region;
+};
+
+struct Option {
+  Task first, second;
+  std::array<double, 2> key{};  // smaller is better: (boxes above four of a final zone, Hs)
+};
+
+// Where the decisions come from: the integer nrrp3d rule, or a continuous cut tree.
+class Source {
+ public:
+  virtual ~Source() = default;
+  // A split of `t`: the two child tasks (targets set, regions empty) and the axis.
+  struct Split {
+    Task below, above;
+    int axis;
+  };
+  struct Corner {
+    Task inner, dominant;
+    std::array<double, 3> ideal;  // edges of the inner box, before rounding
+  };
+  virtual void decide(const Task& t, const TileBox& bounds, Effort e, std::vector<Split>& splits,
+                      std::vector<Corner>& corners) const = 0;
+};
+
+double half_surface_of(const Region& r) { return r.empty() ? 0.0 : half_surface(r); }
+
+int over_four(const Region& zone) { return std::max(0, int(merge_boxes(zone).size()) - 4); }
+
+// The orientation used when there is no time to compare: whole rows stacked along the axis
+// the larger side is likely to be cut next (its longest edge), so that cut separates whole
+// rows of the step instead of cutting every row in two.
+Orientation stacking_orientation(int d, const TileBox& bb, I at) {
+  const int a = (d + 1) % 3, b = (d + 2) % 3;
+  const I below = at - bb.lo[d], above = bb.hi[d] - at;
+  const I depth = std::max(below, above);
+  // The larger side's edges: depth along d, the region's along a and b.
+  int next = bb.extent(a) >= bb.extent(b) ? a : b;
+  if (depth > bb.extent(next)) next = bb.extent(a) >= bb.extent(b) ? b : a;
+  const int rows = next == a ? b : a;
+  return Orientation{next, rows, true, true};
+}
+
+// Where a step may lie in the layer x_d == layer: the whole layer, and (when comparing) a band
+// about sqrt(m) wide along each end of the rows, so a small step stays in a corner of the layer
+// and is less likely to be shared by several zones further down.
+std::vector<TileBox> windows(const TileBox& bb, int d, I layer, const Orientation& o, Effort effort,
+                             I m) {
+  TileBox whole = bb;
+  whole.lo[d] = layer;
+  whole.hi[d] = layer + 1;
+  std::vector<TileBox> out;
+  if (effort != Effort::minimal) out.push_back(whole);
+  const I width = std::max<I>(1, I(std::ceil(std::sqrt(double(m)))));
+  if (width < bb.extent(o.minor)) {
+    TileBox w = whole;
+    if (o.minor_up) {
+      w.hi[o.minor] = w.lo[o.minor] + width;
+    } else {
+      w.lo[o.minor] = w.hi[o.minor] - width;
+    }
+    out.push_back(w);
+  }
+  if (out.empty()) out.push_back(whole);
+  return out;
+}
+
+void split_options(const Source::Split& s, const Task& t, const TileBox& bb, Effort effort,
+                   std::vector<Option>& out) {
+  const int d = s.axis;
+  const I want = s.below.target;
+  // Largest c with count_below(c) <= want: the cut at c leaves `want - count` tiles to step
+  // over from the layer c; the cut at c + 1 gives back the excess of that layer.
+  I lo = bb.lo[d], hi = bb.hi[d];
+  while (lo < hi) {
+    const I mid = lo + (hi - lo + 1) / 2;
+    if (count_below(t.region, d, mid) <= want) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  const I c = lo;
+  auto push = [&](Region b, Region a) {
+    Option o{s.below, s.above, {}};
+    o.first.region = std::move(b);
+    o.second.region = std::move(a);
+    out.push_back(std::move(o));
+  };
+  if (count_below(t.region, d, c) == want) {
+    Region below, above;
+    cut(t.region, d, c, below, above);
+    push(compact(below), compact(above));
+    if (effort == Effort::minimal) return;
+  }
+  // Cut positions: the two around the count, and (when comparing) the faces of the region's
+  // boxes close to them, so that a step inherited from above can stay whole on one side.
+  std::vector<I> positions{c, c + 1};
+  if (effort != Effort::minimal) {
+    for (const TileBox& b : t.region)
+      for (I x : {b.lo[d], b.hi[d]})
+        if (x > bb.lo[d] && x < bb.hi[d] && x >= c - 2 && x <= c + 3) positions.push_back(x);
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  }
+  struct Cut {
+    I at, m;  // cut position; tiles to take from layer `at` (> 0) or give from layer at-1 (< 0)
+  };
+  std::vector<Cut> cuts;
+  for (I q : positions) {
+    if (q < bb.lo[d] || q > bb.hi[d]) continue;
+    const I m = want - count_below(t.region, d, q);
+    if (m == 0) continue;  // the exact cut was pushed above
+    const I layer_cells = m > 0 ? count_below(t.region, d, q + 1) - count_below(t.region, d, q)
+                                : count_below(t.region, d, q) - count_below(t.region, d, q - 1);
+    if (layer_cells < std::abs(m)) continue;
+    cuts.push_back({q, m});
+  }
+  if (effort == Effort::minimal && !cuts.empty()) {
+    // The smaller of the two steps around the count.
+    const Cut* best = nullptr;
+    for (const Cut& k : cuts)
+      if ((k.at == c || k.at == c + 1) && (!best || std::abs(k.m) < std::abs(best->m))) best = &k;
+    cuts = {*best};
+  }
+  for (const Cut& k : cuts) {
+    Region below, above;
+    cut(t.region, d, k.at, below, above);
+    const I layer = k.m > 0 ? k.at : k.at - 1;
+    const I amount = std::abs(k.m);
+    std::vector<Orientation> os = effort == Effort::minimal
+                                      ? std::vector<Orientation>{stacking_orientation(d, bb, k.at)}
+                                      : orientations(d);
+    for (const Orientation& o : os) {
+      std::vector<TileBox> ws;
+      if (effort == Effort::minimal) {
+        TileBox whole = bb;
+        whole.lo[d] = layer;
+        whole.hi[d] = layer + 1;
+        ws.push_back(whole);
+      } else {
+        ws = windows(bb, d, layer, o, effort, amount);
+      }
+      for (const TileBox& w : ws) {
+        const Region& src = k.m > 0 ? above : below;
+        if (cells(inside(src, w)) < amount) continue;
+        const Region step = staircase(src, d, layer, w, amount, o);
+        if (k.m > 0) {
+          push(join(below, step), subtract(above, step));
+        } else {
+          push(subtract(below, step), join(above, step));
+        }
+        if (effort == Effort::minimal) break;
+      }
+    }
+  }
+}
+
+// The minimal split without candidate lists: the cut on the side of the count that needs the
+// smaller step, the step in whole rows stacked along the larger side's likely next cut.
+void lean_split(const Region& region, const TileBox& bb, int d, I want, Region& below,
+                Region& above) {
+  I lo = bb.lo[d], hi = bb.hi[d];
+  while (lo < hi) {
+    const I mid = lo + (hi - lo + 1) / 2;
+    if (count_below(region, d, mid) <= want) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  const I c = lo;
+  const I short_by = want - count_below(region, d, c);
+  if (short_by == 0) {
+    cut(region, d, c, below, above);
+    return;
+  }
+  const I excess = count_below(region, d, c + 1) - want;
+  const I at = short_by <= excess ? c : c + 1;
+  cut(region, d, at, below, above);
+  TileBox layer = bb;
+  layer.lo[d] = c;
+  layer.hi[d] = c + 1;
+  const Orientation o = stacking_orientation(d, bb, at);
+  if (short_by <= excess) {
+    const Region step = staircase(above, d, c, layer, short_by, o);
+    above = subtract(above, step);
+    below = join(std::move(below), step);
+  } else {
+    const Region step = staircase(below, d, c, layer, excess, o);
+    below = subtract(below, step);
+    above = join(std::move(above), step);
+  }
+}
+
+// Inner regions for a corner: boxes at a corner of the region's bounds, near the ideal edges,
+// as prisms (one edge full) and as slabs (two edges full), each made exact with one step on one
+// of its inner faces.
+void corner_options(const Source::Corner& c, const Task& t, const TileBox& bb, Effort effort,
+                    std::vector<Option>& out) {
+  const I want = c.inner.target;
+  std::array<I, 3> ext{};
+  for (int d = 0; d < 3; ++d) ext[d] = bb.extent(d);
+  auto clampi = [&](double x, int d) { return std::clamp<I>(I(x), 1, ext[d]); };
+  std::vector<std::array<I, 3>> dims;
+  auto add = [&](std::array<I, 3> v) {
+    if (std::find(dims.begin(), dims.end(), v) == dims.end()) dims.push_back(v);
+  };
+  for (int mask = 0; mask < 8; ++mask) {
+    if (effort == Effort::minimal && mask != 0 && mask != 7) continue;
+    std::array<I, 3> v{};
+    for (int d = 0; d < 3; ++d)
+      v[d] = clampi((mask >> d & 1) ? std::ceil(c.ideal[d]) : std::floor(c.ideal[d]), d);
+    add(v);
+  }
+  if (effort != Effort::minimal) {
+    for (int s = 0; s < 3; ++s) {
+      const int a = (s + 1) % 3, b = (s + 2) % 3;
+      const double side = std::sqrt(double(want) / double(ext[s]));
+      for (int mask = 0; mask < 4; ++mask) {
+        std::array<I, 3> v{};
+        v[s] = ext[s];
+        v[a] = clampi((mask & 1) ? std::ceil(side) : std::floor(side), a);
+        v[b] = clampi((mask & 2) ? std::ceil(side) : std::floor(side), b);
+        add(v);
+      }
+      const double depth = double(want) / double(ext[a] * ext[b]);
+      for (double x : {std::floor(depth), std::ceil(depth)}) {
+        std::array<I, 3> v{};
+        v[a] = ext[a];
+        v[b] = ext[b];
+        v[s] = clampi(x, s);
+        add(v);
+      }
+    }
+  }
+  const bool irregular = t.region.size() > 1;
+  const int corners = (effort == Effort::wide && irregular) ? 8 : 1;
+  for (const auto& dm : dims) {
+    for (int corner = 0; corner < corners; ++corner) {
+      TileBox ib;
+      for (int d = 0; d < 3; ++d) {
+        const bool high = corner >> d & 1;
+        ib.lo[d] = high ? bb.hi[d] - dm[d] : bb.lo[d];
+        ib.hi[d] = high ? bb.hi[d] : bb.lo[d] + dm[d];
+      }
+      const Region inner = compact(inside(t.region, ib));
+      const I have = cells(inner);
+      const I m = want - have;
+      const Region rest = subtract(t.region, inner);
+      auto push = [&](Region in, Region dom) {
+        Option o{c.inner, c.dominant, {}};
+        o.first.region = std::move(in);
+        o.second.region = std::move(dom);
+        out.push_back(std::move(o));
+      };
+      if (m == 0) {
+        if (have > 0 && cells(rest) == c.dominant.target) push(inner, rest);
+        continue;
+      }
+      for (int f = 0; f < 3; ++f) {
+        const bool high = corner >> f & 1;
+        // The face of ib away from the corner, and the layer next to it on the needed side.
+        I layer;
+        if (m > 0) {
+          layer = high ? ib.lo[f] - 1 : ib.hi[f];
+          if (layer < bb.lo[f] || layer >= bb.hi[f]) continue;
+        } else {
+          layer = high ? ib.lo[f] : ib.hi[f] - 1;
+        }
+        TileBox window = ib;
+        window.lo[f] = layer;
+        window.hi[f] = layer + 1;
+        const Region& src = m > 0 ? rest : inner;
+        if (cells(inside(src, window)) < std::abs(m)) continue;
+        std::vector<Orientation> os = effort == Effort::minimal
+                                          ? std::vector<Orientation>{default_orientation(f, ib)}
+                                          : orientations(f);
+        for (const Orientation& o : os) {
+          const Region step = staircase(src, f, layer, window, std::abs(m), o);
+          if (m > 0) {
+            push(join(inner, step), subtract(rest, step));
+          } else {
+            push(subtract(inner, step), join(rest, step));
+          }
+        }
+        if (effort == Effort::minimal) break;
+      }
+    }
+  }
+}
+
+class Solver {
+ public:
+  Solver(const Source& source, std::size_t processors, bool lookahead)
+      : source_(source), zones_(processors), lookahead_(lookahead) {}
+
+  std::vector<TileZone> run(Task root) {
+    std::vector<Task> stack;
+    stack.push_back(std::move(root));
+    while (!stack.empty()) {
+      Task t = std::move(stack.back());
+      stack.pop_back();
+      if (t.proc >= 0) {
+        finish(t);
+        continue;
+      }
+      if (t.target == 0) continue;  // only processors without tasks below
+      if (!lookahead_) {
+        // No comparison to make: cut straight into the two children when the rule asks for
+        // one split (the common case with many processors), no candidate lists.
+        const TileBox bb = bounds(t.region);
+        splits_.clear();
+        corners_.clear();
+        source_.decide(t, bb, Effort::minimal, splits_, corners_);
+        if (splits_.size() == 1 && corners_.empty()) {
+          Task below = splits_[0].below, above = splits_[0].above;
+          lean_split(t.region, bb, splits_[0].axis, below.target, below.region, above.region);
+          stack.push_back(std::move(above));
+          stack.push_back(std::move(below));
+          continue;
+        }
+      }
+      std::vector<Option> opts = options(t, lookahead_ ? Effort::wide : Effort::minimal);
+      std::size_t best = 0;
+      if (lookahead_ && opts.size() > 1) {
+        // The candidates that look best locally, each completed greedily and compared.
+        std::vector<std::size_t> order(opts.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return opts[a].key < opts[b].key; });
+        if (order.size() > kLookaheadCandidates) order.resize(kLookaheadCandidates);
+        std::array<double, 2> best_score{};
+        bool have = false;
+        for (std::size_t i : order) {
+          std::array<double, 2> score{};
+          complete(opts[i].first, score);
+          complete(opts[i].second, score);
+          if (!have || score < best_score) {
+            best_score = score;
+            best = i;
+            have = true;
+          }
+        }
+      } else {
+        for (std::size_t i = 1; i < opts.size(); ++i)
+          if (opts[i].key < opts[best].key) best = i;
+      }
+      stack.push_back(std::move(opts[best].second));
+      stack.push_back(std::move(opts[best].first));
+    }
+    return std::move(zones_);
+  }
+
+ private:
+  static constexpr std::size_t kLookaheadCandidates = 24;
+
+  void finish(const Task& t) {
+    if (cells(t.region) != t.target)
+      throw std::logic_error("stepped: processor " + std::to_string(t.proc) + " got " +
+                             std::to_string(cells(t.region)) + " tiles instead of " +
+                             std::to_string(t.target));
+    zones_[std::size_t(t.proc)] = merge_boxes(t.region);
+  }
+
+  // Greedy completion: adds (boxes above four, Hs) of the zones it would produce to `score`.
+  void complete(const Task& t, std::array<double, 2>& score) const {
+    if (t.proc >= 0) {
+      score[0] += over_four(t.region);
+      score[1] += half_surface_of(t.region);
+      return;
+    }
+    if (t.target == 0) return;
+    std::vector<Option> opts = options(t, Effort::narrow);
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < opts.size(); ++i)
+      if (opts[i].key < opts[best].key) best = i;
+    complete(opts[best].first, score);
+    complete(opts[best].second, score);
+  }
+
+  std::vector<Option> options(const Task& t, Effort effort) const {
+    const TileBox bb = bounds(t.region);
+    std::vector<Source::Split> splits;
+    std::vector<Source::Corner> corners;
+    source_.decide(t, bb, effort, splits, corners);
+    std::vector<Option> out;
+    for (const auto& s : splits) split_options(s, t, bb, effort, out);
+    for (const auto& c : corners) corner_options(c, t, bb, effort, out);
+    if (out.empty()) throw std::logic_error("stepped: no way to cut a region");
+    if (out.size() == 1) return out;
+    if (effort == Effort::minimal) {
+      // No time for surfaces: the dominant with the fewest boxes, then the inner region.
+      for (Option& o : out)
+        o.key = {double(o.second.region.size()) * 1e3 + double(o.first.region.size()), 0};
+      return out;
+    }
+    // Different orientations often give the same step (a whole layer, say): keep one of each.
+    std::vector<Option> unique;
+    for (Option& o : out) {
+      bool seen = false;
+      for (const Option& u : unique)
+        if (u.first.lo == o.first.lo && u.first.hi == o.first.hi && u.first.node == o.first.node &&
+            u.first.region == o.first.region) {
+          seen = true;
+          break;
+        }
+      if (!seen) unique.push_back(std::move(o));
+    }
+    out.swap(unique);
+    for (Option& o : out) {
+      // A final zone's boxes count now; the regions' surfaces stand for their zones' surfaces.
+      double over = 0;
+      if (o.first.proc >= 0) over += over_four(o.first.region);
+      if (o.second.proc >= 0) over += over_four(o.second.region);
+      o.key = {over * 1e9 + 1e6 * double(o.first.region.size() + o.second.region.size()),
+               half_surface_of(o.first.region) + half_surface_of(o.second.region)};
+    }
+    return out;
+  }
+
+  const Source& source_;
+  std::vector<TileZone> zones_;
+  bool lookahead_;
+  std::vector<Source::Split> splits_;
+  std::vector<Source::Corner> corners_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// nrrp3d on integer regions: processors in ascending target order, a task is a range of them.
+
+class NrrpSource : public Source {
+ public:
+  NrrpSource(std::vector<int> order, std::vector<I> prefix, bool three_modes)
+      : order_(std::move(order)), prefix_(std::move(prefix)), three_modes_(three_modes) {}
+
+  Task task(int lo, int hi) const {
+    Task t;
+    t.lo = lo;
+    t.hi = hi;
+    t.target = prefix_[std::size_t(hi)] - prefix_[std::size_t(lo)];
+    if (hi - lo == 1) t.proc = order_[std::size_t(lo)];
+    return t;
+  }
+
+  void decide(const Task& t, const TileBox& bb, Effort effort, std::vector<Split>& splits,
+              std::vector<Corner>& corners) const override {
+    std::array<double, 3> e{};
+    for (int d = 0; d < 3; ++d) e[d] = double(bb.extent(d));
+    std::array<double, 3> s = e;
+    std::sort(s.begin(), s.end());
+    const double rho1 = s[2] / s[0], rho2 = s[2] / s[1];
+    const double v = double(t.target);
+    const double threshold = v / (3.0 * rho2);
+    const auto first = prefix_.begin() + t.lo + 1, last = prefix_.begin() + t.hi;
+    const auto it =
+        std::lower_bound(first, last, prefix_[std::size_t(t.lo)] + I(std::ceil(threshold)));
+    int longest = 0;
+    for (int d = 1; d < 3; ++d)
+      if (e[d] > e[longest]) longest = d;
+    if (it != last) {
+      const int k0 = int(it - prefix_.begin());
+      std::vector<int> ks{k0};
+      std::vector<int> axes{longest};
+      if (effort == Effort::wide) {
+        // Split points and axes next to the rule's: the rule's guarantee does not depend on the
+        // exact point, and one of them often lands on whole layers.
+        if (k0 + 1 < t.hi) ks.push_back(k0 + 1);
+        if (k0 - 1 > t.lo) ks.push_back(k0 - 1);
+        for (int d = 0; d < 3; ++d)
+          if (d != longest && e[d] >= 0.75 * e[longest]) axes.push_back(d);
+      }
+      for (int k : ks)
+        for (int d : axes) splits.push_back({task(t.lo, k), task(k, t.hi), d});
+      return;
+    }
+    // The largest dominates: the others in a corner box (a cube, or with the shortest edge
+    // full when the cube would not fit), the largest keeps the rest.
+    const double small = double(prefix_[std::size_t(t.hi - 1)] - prefix_[std::size_t(t.lo)]);
+    const double alpha = small / v;
+    std::array<double, 3> ideal{};
+    const bool cube_fits = alpha * rho1 * rho1 <= rho2;
+    if (cube_fits || !three_modes_) {
+      for (int d = 0; d < 3; ++d) ideal[d] = std::min(e[d], std::cbrt(small));
+    } else {
+      int shortest = 0;
+      for (int d = 1; d < 3; ++d)
+        if (e[d] < e[shortest]) shortest = d;
+      const double side = std::sqrt(small / e[shortest]);
+      for (int d = 0; d < 3; ++d) ideal[d] = d == shortest ? e[d] : std::min(e[d], side);
+    }
+    corners.push_back({task(t.lo, t.hi - 1), task(t.hi - 1, t.hi), ideal});
+    if (effort != Effort::minimal)
+      splits.push_back({task(t.lo, t.hi - 1), task(t.hi - 1, t.hi), longest});
+  }
+
+ private:
+  std::vector<int> order_;
+  std::vector<I> prefix_;
+  bool three_modes_;
+};
+
+// A continuous cut tree, followed split by split.
+class TreeSource : public Source {
+ public:
+  TreeSource(const CutTree& tree, const std::vector<I>& targets) : tree_(tree) {
+    target_.assign(tree.nodes.size(), 0);
+    // Post-order sums of the processors' targets (explicit stack: trees can be deep).
+    std::vector<std::pair<int, bool>> stack{{tree.root, false}};
+    while (!stack.empty()) {
+      auto [id, done] = stack.back();
+      stack.pop_back();
+      const CutNode& n = tree.nodes[std::size_t(id)];
+      if (n.kind == CutNode::Kind::leaf) {
+        target_[std::size_t(id)] = n.owner >= 0 ? targets[std::size_t(n.owner)] : 0;
+        continue;
+      }
+      if (!done) {
+        stack.push_back({id, true});
+        stack.push_back({n.lo, false});
+        if (n.kind == CutNode::Kind::split) stack.push_back({n.hi, false});
+        continue;
+      }
+      target_[std::size_t(id)] = n.kind == CutNode::Kind::split
+                                     ? target_[std::size_t(n.lo)] + target_[std::size_t(n.hi)]
+                                     : target_[std::size_t(n.lo)] + targets[std::size_t(n.owner)];
+    }
+    dominant_target_ = targets;
+  }
+
+  Task task(int node) const {
+    Task t;
+    t.node = node;
+    t.target = target_[std::size_t(node)];
+    const CutNode& n = tree_.nodes[std::size_t(node)];
+    if (n.kind == CutNode::Kind::leaf) t.proc = n.owner;
+    return t;
+  }
+
+  void decide(const Task& t, const TileBox& bb, Effort, std::vector<Split>& splits,
+              std::vector<Corner>& corners) const override {
+    const CutNode& n = tree_.nodes[std::size_t(t.node)];
+    if (n.kind == CutNode::Kind::split) {
+      splits.push_back({task(n.lo), task(n.hi), n.axis});
+      return;
+    }
+    Task dom;
+    dom.proc = n.owner;
+    dom.target = dominant_target_[std::size_t(n.owner)];
+    // The carved box scaled to the inner processors' count; edges that span the whole box stay
+    // whole.
+    std::array<double, 3> ideal{};
+    double fixed = 1.0, free_volume = 1.0;
+    int free_axes = 0;
+    for (int d = 0; d < 3; ++d) {
+      const bool full = n.inner.hi[d] >= n.box.hi[d] && n.inner.lo[d] <= n.box.lo[d];
+      if (full) {
+        ideal[d] = double(bb.extent(d));
+        fixed *= ideal[d];
+      } else {
+        ideal[d] = n.inner.extent(d);
+        free_volume *= ideal[d];
+        ++free_axes;
+      }
+    }
+    const double want = double(target_[std::size_t(n.lo)]);
+    if (free_axes > 0 && free_volume > 0) {
+      const double scale = std::pow(want / fixed / free_volume, 1.0 / free_axes);
+      for (int d = 0; d < 3; ++d)
+        if (ideal[d] != double(bb.extent(d)) || free_axes == 3) ideal[d] *= scale;
+    }
+    corners.push_back({task(n.lo), dom, ideal});
+  }
+
+ private:
+  const CutTree& tree_;
+  std::vector<I> target_;
+  std::vector<I> dominant_target_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Repair: two neighbouring zones are cut again as one region, with the same counts, when that
+// lowers the larger of their box counts (or keeps it and lowers their half-surface). Only tiles
+// on their shared boundary change hands in effect; no other zone is touched.
+
+bool touch(const TileBox& a, const TileBox& b) {
+  int face = -1;
+  for (int d = 0; d < 3; ++d) {
+    const I lo = std::max(a.lo[d], b.lo[d]), hi = std::min(a.hi[d], b.hi[d]);
+    if (lo > hi) return false;
+    if (lo == hi) {
+      if (face >= 0) return false;
+      face = d;
+    }
+  }
+  return face >= 0;
+}
+
+bool neighbours(const TileZone& a, const TileZone& b) {
+  for (const TileBox& x : a)
+    for (const TileBox& y : b)
+      if (touch(x, y)) return true;
+  return false;
+}
+
+std::pair<int, double> cost(const Region& a, const Region& b) {
+  return {std::max(int(a.size()), int(b.size())), half_surface_of(a) + half_surface_of(b)};
+}
+
+// The best exact re-cut of u + v (u keeps its count), or nothing better than now.
+bool recut(TileZone& u, TileZone& v) {
+  const I want = cells(u);
+  Region whole_region = join(u, v);
+  const TileBox bb = bounds(whole_region);
+  Task t;
+  t.region = whole_region;
+  t.target = cells(whole_region);
+  auto best = cost(u, v);
+  bool improved = false;
+  std::vector<Option> opts;
+  {
+    // u as a corner box of the union, shaped like u's own bounds.
+    const TileBox ub = bounds(u);
+    for (bool flip : {false, true}) {
+      Source::Corner c;
+      c.inner.target = flip ? t.target - want : want;
+      c.dominant.target = t.target - c.inner.target;
+      c.dominant.proc = 0;
+      const TileBox& shape = flip ? bounds(v) : ub;
+      for (int d = 0; d < 3; ++d) c.ideal[d] = double(shape.extent(d));
+      opts.clear();
+      corner_options(c, t, bb, Effort::wide, opts);
+      for (Option& o : opts) {
+        Region& nu = flip ? o.second.region : o.first.region;
+        Region& nv = flip ? o.first.region : o.second.region;
+        const auto k = cost(nu, nv);
+        if (k < best) {
+          best = k;
+          u = nu;
+          v = nv;
+          improved = true;
+        }
+      }
+    }
+  }
+  for (int d = 0; d < 3; ++d) {
+    for (bool flip : {false, true}) {
+      Source::Split s;
+      s.axis = d;
+      s.below.target = flip ? t.target - want : want;
+      s.above.target = t.target - s.below.target;
+      opts.clear();
+      split_options(s, t, bb, Effort::wide, opts);
+      for (Option& o : opts) {
+        Region& nu = flip ? o.second.region : o.first.region;
+        Region& nv = flip ? o.first.region : o.second.region;
+        const auto c = cost(nu, nv);
+        if (c < best) {
+          best = c;
+          u = nu;
+          v = nv;
+          improved = true;
+        }
+      }
+    }
+  }
+  return improved;
+}
+
+std::vector<TileZone> solve_group(const std::vector<I>& targets, Region region);
+
+// Excess boxes of a set of zones: the repair's first criterion.
+int excess(const std::vector<TileZone>& zones, const std::vector<std::size_t>& ids) {
+  int e = 0;
+  for (std::size_t i : ids) e += std::max(0, int(zones[i].size()) - 4);
+  return e;
+}
+
+void repair(std::vector<TileZone>& zones) {
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (std::size_t p = 0; p < zones.size(); ++p) {
+      if (zones[p].size() <= 4) continue;
+      for (std::size_t q = 0; q < zones.size() && zones[p].size() > 4; ++q) {
+        if (q == p || zones[q].empty() || !neighbours(zones[p], zones[q])) continue;
+        changed = recut(zones[p], zones[q]) || changed;
+      }
+    }
+    // A zone still above four boxes is partitioned again with two of its neighbours, then
+    // with all of them, as one region.
+    for (std::size_t p = 0; p < zones.size(); ++p) {
+      if (zones[p].size() <= 4) continue;
+      std::vector<std::size_t> around;
+      for (std::size_t q = 0; q < zones.size(); ++q)
+        if (q != p && !zones[q].empty() && neighbours(zones[p], zones[q])) around.push_back(q);
+      std::vector<std::vector<std::size_t>> groups;
+      for (std::size_t i = 0; i < around.size(); ++i)
+        for (std::size_t j = i + 1; j < around.size(); ++j)
+          groups.push_back({p, around[i], around[j]});
+      std::vector<std::size_t> all{p};
+      all.insert(all.end(), around.begin(), around.end());
+      groups.push_back(all);
+      for (const auto& group : groups) {
+        if (zones[p].size() <= 4) break;
+        std::vector<I> t;
+        Region u;
+        double hs = 0;
+        for (std::size_t q : group) {
+          t.push_back(cells(zones[q]));
+          u.insert(u.end(), zones[q].begin(), zones[q].end());
+          hs += half_surface_of(zones[q]);
+        }
+        std::vector<TileZone> fresh = solve_group(t, merge_boxes(u));
+        int before = excess(zones, group), after = 0;
+        double hs_after = 0;
+        for (const TileZone& z : fresh) {
+          after += std::max(0, int(z.size()) - 4);
+          hs_after += half_surface_of(z);
+        }
+        if (after < before && hs_after <= 1.02 * hs) {
+          for (std::size_t i = 0; i < group.size(); ++i) zones[group[i]] = std::move(fresh[i]);
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+Region whole(const TileExtent& tiles) {
+  TileBox b;
+  b.hi = tiles;
+  return {b};
+}
+
+void check_total(const std::vector<I>& targets, const TileExtent& tiles) {
+  I total = 0;
+  for (I t : targets) {
+    if (t < 0) throw std::invalid_argument("stepped: negative tile count");
+    total += t;
+  }
+  if (total != tiles[0] * tiles[1] * tiles[2])
+    throw std::invalid_argument("stepped: the counts do not add up to the cuboid");
+}
+
+std::vector<TileZone> solve_group(const std::vector<I>& targets, Region region) {
+  std::vector<int> order;
+  for (std::size_t p = 0; p < targets.size(); ++p)
+    if (targets[p] > 0) order.push_back(int(p));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return targets[std::size_t(a)] < targets[std::size_t(b)]; });
+  std::vector<I> prefix(order.size() + 1, 0);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
+  const int active = int(order.size());
+  NrrpSource source(std::move(order), std::move(prefix), true);
+  Solver solver(source, targets.size(), true);
+  Task root = source.task(0, active);
+  root.region = std::move(region);
+  return solver.run(std::move(root));
+}
+
+}  // namespace
+
+std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileExtent& tiles,
+                                     bool three_modes) {
+  check_total(targets, tiles);
+  std::vector<int> order;
+  for (std::size_t p = 0; p < targets.size(); ++p)
+    if (targets[p] > 0) order.push_back(int(p));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return targets[std::size_t(a)] < targets[std::size_t(b)]; });
+  std::vector<I> prefix(order.size() + 1, 0);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
+  const std::size_t active = order.size();
+  NrrpSource source(std::move(order), std::move(prefix), three_modes);
+  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors);
+  Task root = source.task(0, int(active));
+  root.region = whole(tiles);
+  auto zones = solver.run(std::move(root));
+  if (active <= kSteppedLookaheadProcessors) repair(zones);
+  return zones;
+}
+
+std::vector<TileZone> stepped_tree(const CutTree& tree, const std::vector<I>& targets,
+                                   const TileExtent& tiles) {
+  check_total(targets, tiles);
+  std::size_t active = 0;
+  for (I t : targets) active += t > 0;
+  TreeSource source(tree, targets);
+  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors);
+  Task root = source.task(tree.root);
+  root.region = whole(tiles);
+  return solver.run(std::move(root));
+}
+
+}  // namespace cuboid::partition

@@ -1,0 +1,34 @@
+#pragma once
+// STEPPED discretisation: the recursion of the partition algorithm redone on whole tiles, every
+// cut made exact where it happens. A cut is a plane at an integer coordinate; the few tiles by
+// which that plane misses the exact count move across it as one *step* (a staircase: whole rows
+// plus one partial row of the layer next to the plane), so every sub-region of the recursion
+// holds exactly its processors' PRECISE counts. Each node tries a handful of choices (rounding
+// up or down, the step's orientation, and for nrrp3d the split point and axis near the ones the
+// continuous rule picks) and keeps the one whose completed subtree has the fewest zones above
+// four boxes and then the smallest total half-surface. Work and memory depend on the number of
+// processors and on the boxes of the regions, never on M*N*K.
+#include <cstdint>
+#include <vector>
+
+#include "partition/box.hpp"
+#include "partition/cut_tree.hpp"
+
+namespace cuboid::partition {
+
+// Zone boxes of one processor are merged (merge_boxes); every zone holds exactly targets[p]
+// tiles. Throws std::invalid_argument when the targets do not add up to the cuboid.
+// nrrp3d decisions taken on the integer regions (three_modes = false: the conference version).
+std::vector<TileZone> stepped_nrrp3d(const std::vector<std::int64_t>& targets,
+                                     const TileExtent& tiles, bool three_modes);
+
+// Follows a continuous cut tree (any algorithm): its splits, in order, with exact integer cuts.
+// `tree` must partition the box [0,tiles) (continuous coordinates in tile units).
+std::vector<TileZone> stepped_tree(const CutTree& tree, const std::vector<std::int64_t>& targets,
+                                   const TileExtent& tiles);
+
+// Instances with at most this many processors (with a non-zero count) choose each node by
+// completing every candidate's subtree; larger ones choose by a local estimate (linear time).
+constexpr std::size_t kSteppedLookaheadProcessors = 256;
+
+}  // namespace cuboid::partition
