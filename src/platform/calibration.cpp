@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,7 +12,10 @@
 #include <sstream>
 
 #include "kokkos_ext/compat.hpp"
+#include "util/error.hpp"
 #include "util/host_memory.hpp"
+#include "util/input_file.hpp"
+#include "util/text.hpp"
 
 namespace cuboid::platform {
 
@@ -37,14 +41,16 @@ std::string build_fingerprint() {
 }
 
 SpeedCache::SpeedCache(std::string path) : path_(std::move(path)) {
-  std::ifstream in(path_);
-  if (!in) return;
+  std::error_code ec;
+  if (!std::filesystem::exists(path_, ec)) return;
   try {
-    nlohmann::json j = nlohmann::json::parse(in);
+    // A cache is a few kilobytes; a FIFO or a huge file at its path is not one.
+    nlohmann::json j =
+        nlohmann::json::parse(read_input_file(path_, std::size_t(16) << 20, "the speed cache"));
     for (auto& [k, v] : j.at("speeds").items()) entries_.emplace_back(k, v.get<double>());
   } catch (const std::exception& e) {
-    std::cerr << "cuboid: warning: ignoring unreadable speed cache " << path_ << " (" << e.what()
-              << ")\n";
+    std::cerr << "cuboid: warning: ignoring unreadable speed cache " << clip(path_, 200) << " ("
+              << clip(e.what(), 200) << ")\n";
     entries_.clear();
   }
 }
@@ -105,6 +111,17 @@ std::vector<Speed> calibrate(const std::vector<ProcessorSpec>& processors,
     const std::string key = SpeedCache::key(p, precision, size);
     if (cache && !remeasure) {
       if (auto v = cache->find(key)) {
+        // Beyond 10^9 GFLOP/s (a zettaflop) no processor measures: the file was edited.
+        if (!std::isfinite(*v) || !(*v > 0) || *v > 1e9)
+          throw Error("speed cache '" + cache->path() + "': the entry for " + p.name + " (" +
+                      precision + ", " + std::to_string(size) + "^3) is " +
+                      [&] {
+                        std::ostringstream os;
+                        os << *v;
+                        return os.str();
+                      }() +
+                      " GFLOP/s, not a measured speed: delete the file or run `cuboid calibrate " +
+                      "--fresh`");
         progress << "calibrate: " << p.name << " " << *v << " GFLOP/s (cached, " << size << "^3 "
                  << precision << " gemm)\n";
         out.push_back(Speed{*v, "cache"});

@@ -32,6 +32,7 @@ class SpeedCache {
   std::optional<double> find(const std::string& key) const;
   void store(const std::string& key, double gflops);
   void save() const;  // atomically; failures to write only warn
+  const std::string& path() const { return path_; }
   static std::string key(const ProcessorSpec& p, const std::string& precision, std::int64_t size);
 
  private:
