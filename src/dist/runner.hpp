@@ -20,6 +20,7 @@
 #include "dist/rank_partition.hpp"
 #include "dist/validate.hpp"
 #include "exec/engine.hpp"
+#include "exec/fault.hpp"
 #include "exec/plan.hpp"
 #include "exec/worker.hpp"
 #include "platform/calibration.hpp"
@@ -48,6 +49,9 @@ struct DistSettings {
   int repetitions = 3, warmup = 1;
   bool validate = true;
   std::int64_t full_check_max = 0;
+  // For testing validation: drop-task leaves one tile task of the lowest rank with work out;
+  // corrupt changes C(0, 0) on its owner after the last repetition (exec/fault.hpp).
+  exec::Fault fault = exec::Fault::none;
 };
 
 // What the app hands over for this rank: its processors, their speeds (the app owns
