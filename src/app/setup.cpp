@@ -1,5 +1,6 @@
 #include "app/setup.hpp"
 
+#include "partition/speeds.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -8,7 +9,7 @@ namespace cuboid::app {
 std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
   const bool given = !d.platform.processors.empty();
   auto names = given ? d.platform.processors : platform::default_processor_names();
-  auto specs = platform::resolve_processors(names, d.location("platform.processors"));
+  auto specs = platform::resolve_processors(names, d.at("platform.processors"));
   if (!d.platform.measure_speeds && d.platform.speeds.size() != specs.size())
     throw Error(d.location("platform.speeds") +
                 ": platform.speeds: " + std::to_string(d.platform.speeds.size()) + " speeds for " +
@@ -62,7 +63,20 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
   std::vector<platform::Measure> measure;
   for (auto& w : workers) {
     exec::Worker<Scalar>* raw = w.get();
-    measure.emplace_back([raw](std::int64_t s, double t) { return raw->measure_gemm_rate(s, t); });
+    measure.emplace_back([raw, &d](std::int64_t s, double t) {
+      // Timing an s^3 GEMM holds A, B and C of s x s in the processor's memory.
+      const double need = 3.0 * double(s) * double(s) * sizeof(Scalar);
+      const auto& spec = raw->spec();
+      const double have = spec.kind == platform::ProcessorKind::device
+                              ? double(spec.memory_bytes)
+                              : double(host_memory_available());
+      if (have > 0 && need > 0.9 * have)
+        throw Error(d.at("problem.tile") + ": calibrating " + spec.name + " times a " +
+                    std::to_string(s) + "^3 GEMM (the tile, at least 512, at most the problem), " +
+                    "which needs " + human_bytes(need) + " but only " + human_bytes(have) +
+                    " is available: use a smaller problem.tile or give platform.speeds");
+      return raw->measure_gemm_rate(s, t);
+    });
   }
   const auto& p = d.problem;
   const std::int64_t size = platform::calibration_size(p.tile, p.m, p.n, p.k);
@@ -71,6 +85,23 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
     cache = std::make_unique<platform::SpeedCache>(platform::default_speed_cache_path());
   return platform::calibrate(specs, measure, deck::to_string(p.precision), size, cache.get(), fresh,
                              progress);
+}
+
+std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
+  if (!d.platform.measure_speeds) return d.at("platform.speeds");
+  for (const auto& s : speeds)
+    if (s.source == "cache")
+      return "speed cache '" + platform::default_speed_cache_path() +
+             "' (platform.speeds not given: measured speeds are cached there; delete the file or "
+             "run `cuboid calibrate --fresh`)";
+  return d.location("platform.speeds") + ": measured speeds";
+}
+
+void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
+  std::vector<double> w;
+  for (const auto& s : speeds) w.push_back(s.gflops);
+  if (const auto problem = partition::speed_problem(w))
+    throw Error(speeds_origin(d, speeds) + ": " + *problem);
 }
 
 template std::vector<std::unique_ptr<exec::Worker<double>>> workers_for<double>(

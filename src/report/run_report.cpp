@@ -61,9 +61,11 @@ void print_summary(std::ostream& os, const RunRecord& r) {
   if (!r.validation_performed)
     os << "validation SKIPPED (run.validate = false): the product was not checked\n";
   else
-    os << fmt::format("validation {}: ||C - C_ref||_F = {:.3e} <= bound {:.3e}? ({})\n",
-                      r.validation_passed ? "PASSED" : "FAILED", r.validation_error,
-                      r.validation_bound, r.validation_method);
+    os << fmt::format(
+        "validation {}: error {:.3e} against its bound {:.3e}, where it is largest "
+        "relative to the bound ({})\n",
+        r.validation_passed ? "PASSED" : "FAILED", r.validation_error, r.validation_bound,
+        r.validation_method);
 }
 
 nlohmann::json to_json(const RunRecord& r) {
