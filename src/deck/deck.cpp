@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -404,6 +405,72 @@ void parse_into(Deck& deck, const toml::table& root, const std::string& name) {
   }
 }
 
+// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() -- undefined behaviour -- on some
+// non-ASCII characters where it looks for whitespace (marzer/tomlplusplus#190, fixed upstream
+// later). No deck needs them outside comments (every string a deck holds is a name), so they
+// are refused before toml++ sees the text. Strings are followed so that a '#' inside one does
+// not start a comment; when unsure, text counts as a string (refused), never as a comment.
+void require_ascii(const std::string& text, const std::string& name) {
+  enum class In { code, comment, basic, literal, ml_basic, ml_literal } in = In::code;
+  std::size_t line = 1, column = 0;
+  const auto at = [&](std::size_t i, const char* s) {
+    return text.compare(i, std::strlen(s), s) == 0;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      line += 1, column = 0;
+      if (in == In::comment || in == In::basic || in == In::literal) in = In::code;
+      continue;
+    }
+    if (static_cast<unsigned char>(c) >= 0x80 && in != In::comment) {
+      std::ostringstream os;
+      os << clip(name, 200) << ":" << line << ":" << column
+         << ": a non-ASCII character outside a comment (deck keys and values are ASCII)";
+      throw Error(os.str());
+    }
+    switch (in) {
+      case In::code:
+        if (at(i, "\"\"\"")) {
+          in = In::ml_basic, i += 2, column += 2;
+        } else if (at(i, "'''")) {
+          in = In::ml_literal, i += 2, column += 2;
+        } else if (c == '"') {
+          in = In::basic;
+        } else if (c == '\'') {
+          in = In::literal;
+        } else if (c == '#') {
+          in = In::comment;
+        }
+        break;
+      case In::basic:
+      case In::ml_basic:
+        if (c == '\\') {
+          // The escaped character is skipped (a line break after a backslash is counted).
+          if (i + 1 < text.size() && text[i + 1] == '\n') {
+            line += 1, column = 0, ++i;
+          } else if (i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0x80) {
+            ++i, ++column;
+          }
+        } else if (in == In::basic && c == '"') {
+          in = In::code;
+        } else if (in == In::ml_basic && at(i, "\"\"\"")) {
+          in = In::code, i += 2, column += 2;
+        }
+        break;
+      case In::literal:
+        if (c == '\'') in = In::code;
+        break;
+      case In::ml_literal:
+        if (at(i, "'''")) in = In::code, i += 2, column += 2;
+        break;
+      case In::comment:
+        break;
+    }
+  }
+}
+
 void apply_override(Deck& deck, const std::string& text) {
   const Origin at{"--set " + clip(text)};
   const auto eq = text.find('=');
@@ -415,10 +482,13 @@ void apply_override(Deck& deck, const std::string& text) {
     throw Error(at.text + ": the key must name its section, e.g. problem.m");
   // One key, one value: a line break or another control character would let TOML read more
   // than one assignment (or a comment) out of it.
-  for (const char c : text)
+  for (const char c : text) {
     if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
       throw Error(at.text + ": the value holds a line break or control character; give one " +
                   "key=value per --set");
+    if (static_cast<unsigned char>(c) >= 0x80)
+      throw Error(at.text + ": a non-ASCII character (deck keys and values are ASCII)");
+  }
   toml::table parsed;
   try {
     parsed = toml::parse("v = " + value);
@@ -447,6 +517,7 @@ Deck parse_deck(const std::string& text, const std::string& name,
                 const std::vector<std::string>& overrides) {
   Deck deck;
   deck.path = name;
+  require_ascii(text, name);
   toml::table root;
   try {
     root = toml::parse(text, name);

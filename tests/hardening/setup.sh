@@ -21,6 +21,9 @@ case "$1" in
   binary-deck) head -c 4096 /dev/urandom > binary.toml ;;
   nul-deck) printf '[problem]\nm = 64\0\n' > nul.toml ;;
   subdir) mkdir sub ;;
+  non-ascii-deck) printf '\n\xc7\x9c\x00' > uni.toml ;;
+  non-ascii-string) printf '[problem]\nc_init = \"\"\"\\\n\xc2\xa7\"\"\"\n' > ml.toml ;;
+  non-ascii-comment) printf '# \xc2\xa7 comments may hold any character\n[problem] # \xc2\xa7\nm = 64 # \xc2\xa7\nn = "a#b" # \xc2\xa7\n' > comment.toml ;;
   speeds-fifo) mkfifo speeds.txt ;;
   many-speeds) python3 -c 'print(",".join(["1"] * 20001))' > speeds.txt ;;
   existing-record) echo '{"old": true}' > old.json ;;
