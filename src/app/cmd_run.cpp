@@ -234,10 +234,16 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
             ? fmt::format(" (fault injected: {})", exec::to_string(opt.fault))
             : "")};
   }
-  if (opt.json_given) write_outputs({{"--json", opt.json, report::to_json(rec).dump(2) + "\n"}});
+  if (opt.json_given) report::write_json_file(opt.json, report::to_json(rec));
 }
 
 }  // namespace
+
+void require_validation_for_fault(const deck::Deck& d, exec::Fault fault) {
+  if (fault != exec::Fault::none && !d.run.validate)
+    throw Error(d.at("run.validate") + ": --inject-fault " + std::string(exec::to_string(fault)) +
+                " tests the validation, which run.validate = false turns off");
+}
 
 void add_run_command(CLI::App& app) {
   auto opt = std::make_shared<RunOptions>();
@@ -268,6 +274,7 @@ void add_run_command(CLI::App& app) {
     }
 #endif
     const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
+    require_validation_for_fault(d, opt->fault);
     // The record's path is checked before any work, not after the whole run.
     if (opt->json_given) check_output_path("--json", opt->json);
     KokkosSession kokkos;

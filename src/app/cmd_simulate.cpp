@@ -194,7 +194,7 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
                   {"gflops", flops / time_s / 1e9},
                   {"rank_gflops", o.rank_gflops},
                   {"bandwidth_gbs", o.bandwidth_gbs}};
-    write_outputs({{"--json", o.json, j.dump(2) + "\n"}});
+    report::write_json_file(o.json, j);
   }
 }
 

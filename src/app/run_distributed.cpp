@@ -295,7 +295,7 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
   if (json) {
     // Every rank is past its last collective: a failure here is this rank's alone.
     try {
-      write_outputs({{"--json", *json, j.dump(2) + "\n"}});
+      report::write_json_file(*json, j);
     } catch (const std::exception& e) {
       std::cerr << "cuboid: error: " << e.what() << "\n";
       return 1;
@@ -385,6 +385,7 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     std::exception_ptr failure;
     try {
       d = deck::load_deck(deck_path, overrides);
+      require_validation_for_fault(d, fault);
       // Only rank 0 writes the record; its path is checked before any work.
       if (json && comm.rank() == 0) check_output_path("--json", *json);
     } catch (...) {

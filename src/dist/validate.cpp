@@ -165,49 +165,72 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
     const double floor = exec::componentwise_floor(
         double(k), r_add, a, double(std::numeric_limits<Scalar>::denorm_min()));
     Worst worst;
-    for (const auto& [range, rows] : sampled_elements(dist.c, me, seed, period)) {
-      const auto [j0, j1] = range;
-      const std::int64_t nr = std::int64_t(rows.size()), nc = j1 - j0;
-      // Rows of A and columns of B as the run saw them (rounded to Scalar), in double.
-      HostD Ar(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled"), nr, k),
-          Aa(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled_abs"), nr, k),
-          Bc(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled"), k, nc),
-          Ba(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled_abs"), k, nc),
-          D("cuboid::dist::AB_sampled", nr, nc), W("cuboid::dist::AB_sampled_abs", nr, nc);
-      const std::int64_t* row = rows.data();
-      using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
-                                           Kokkos::Rank<2, Kokkos::Iterate::Left>>;
-      Kokkos::parallel_for(
-          "cuboid::dist::sampled_A", policy({0, 0}, {nr, k}),
-          KOKKOS_LAMBDA(std::int64_t i, std::int64_t l) {
-            const double x =
-                double(Scalar(exec::element_value(seed, exec::MatrixId::A, row[i], l)));
-            Ar(i, l) = x, Aa(i, l) = std::abs(x);
-          });
-      Kokkos::parallel_for(
-          "cuboid::dist::sampled_B", policy({0, 0}, {k, nc}),
-          KOKKOS_LAMBDA(std::int64_t l, std::int64_t j) {
-            const double x =
-                double(Scalar(exec::element_value(seed, exec::MatrixId::B, l, j0 + j)));
-            Bc(l, j) = x, Ba(l, j) = std::abs(x);
-          });
-      Kokkos::DefaultHostExecutionSpace().fence();
-      kokkos_ext::gemm(Kokkos::DefaultHostExecutionSpace(), 1.0, Ar, Bc, 0.0, D);
-      kokkos_ext::gemm(Kokkos::DefaultHostExecutionSpace(), 1.0, Aa, Ba, 0.0, W);
-      Kokkos::DefaultHostExecutionSpace().fence();
-      for (std::int64_t j = 0; j < nc; ++j)
-        for (std::int64_t i = 0; i < nr; ++i) {
-          const std::size_t at = std::size_t(dist.c.offset(row[i], j0 + j));
-          const double c = double(C_local(at));
-          const double c0 = b != 0 ? double(C0_local(at)) : 0.0;
-          const double ref = a * D(i, j) + (b != 0 ? b * c0 : 0.0);
-          const double bound =
-              factor * (std::abs(a) * W(i, j) + std::abs(b) * std::abs(c0)) + floor;
-          const double err = std::abs(c - ref);
-          const double ratio = err / bound;
-          worst.add(
-              std::isfinite(c) && ratio == ratio ? ratio : std::numeric_limits<double>::infinity(),
-              std::isfinite(c) ? err : std::numeric_limits<double>::infinity(), bound);
+    // Blocks of at most 512 sampled rows, 1024 columns and 4096 of k at a time: the check's
+    // memory stays small whatever the problem, the tile or the block.
+    constexpr std::int64_t kRows = 512, kCols = 1024, kDepth = 4096;
+    using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
+                                         Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+    const auto host = Kokkos::DefaultHostExecutionSpace();
+    const std::int64_t kd = std::min(k, kDepth);
+    HostD Ar(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled"), kRows, kd),
+        Aa(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled_abs"), kRows,
+           kd),
+        Bc(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled"), kd, kCols),
+        Ba(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled_abs"), kd,
+           kCols),
+        D("cuboid::dist::AB_sampled", kRows, kCols),
+        W("cuboid::dist::AB_sampled_abs", kRows, kCols);
+    for (const auto& [range, all_rows] : sampled_elements(dist.c, me, seed, period)) {
+      for (std::size_t r0 = 0; r0 < all_rows.size(); r0 += std::size_t(kRows))
+        for (std::int64_t j0 = range.first; j0 < range.second; j0 += kCols) {
+          const std::int64_t nr = std::min<std::int64_t>(kRows, std::int64_t(all_rows.size() - r0));
+          const std::int64_t nc = std::min(kCols, range.second - j0);
+          const std::int64_t* row = all_rows.data() + r0;
+          const auto rows = std::make_pair(std::int64_t(0), nr);
+          const auto cols = std::make_pair(std::int64_t(0), nc);
+          auto d = Kokkos::subview(D, rows, cols), w = Kokkos::subview(W, rows, cols);
+          // D = A(rows, :) B(:, cols) and W = |A||B| over k slabs, from A and B as the run saw
+          // them (rounded to Scalar), in double.
+          for (std::int64_t l0 = 0; l0 < k; l0 += kd) {
+            const std::int64_t nl = std::min(kd, k - l0);
+            const auto slab = std::make_pair(std::int64_t(0), nl);
+            auto ar = Kokkos::subview(Ar, rows, slab), aa = Kokkos::subview(Aa, rows, slab);
+            auto bc = Kokkos::subview(Bc, slab, cols), ba = Kokkos::subview(Ba, slab, cols);
+            Kokkos::parallel_for(
+                "cuboid::dist::sampled_A", policy({0, 0}, {nr, nl}),
+                KOKKOS_LAMBDA(std::int64_t i, std::int64_t l) {
+                  const double x =
+                      double(Scalar(exec::element_value(seed, exec::MatrixId::A, row[i], l0 + l)));
+                  ar(i, l) = x, aa(i, l) = std::abs(x);
+                });
+            Kokkos::parallel_for(
+                "cuboid::dist::sampled_B", policy({0, 0}, {nl, nc}),
+                KOKKOS_LAMBDA(std::int64_t l, std::int64_t j) {
+                  const double x =
+                      double(Scalar(exec::element_value(seed, exec::MatrixId::B, l0 + l, j0 + j)));
+                  bc(l, j) = x, ba(l, j) = std::abs(x);
+                });
+            host.fence();
+            const double keep = l0 == 0 ? 0.0 : 1.0;
+            kokkos_ext::gemm(host, 1.0, ar, bc, keep, d);
+            kokkos_ext::gemm(host, 1.0, aa, ba, keep, w);
+            host.fence();
+          }
+          for (std::int64_t j = 0; j < nc; ++j)
+            for (std::int64_t i = 0; i < nr; ++i) {
+              const std::size_t at = std::size_t(dist.c.offset(row[i], j0 + j));
+              const double c = double(C_local(at));
+              const double c0 = b != 0 ? double(C0_local(at)) : 0.0;
+              const double ref = a * d(i, j) + (b != 0 ? b * c0 : 0.0);
+              const double bound =
+                  factor * (std::abs(a) * w(i, j) + std::abs(b) * std::abs(c0)) + floor;
+              const double err = std::abs(c - ref);
+              const double ratio = err / bound;
+              worst.add(std::isfinite(c) && ratio == ratio
+                            ? ratio
+                            : std::numeric_limits<double>::infinity(),
+                        std::isfinite(c) ? err : std::numeric_limits<double>::infinity(), bound);
+            }
         }
     }
     const Worst all = combine(comm, worst);

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
 #include <ostream>
 #include <stdexcept>
+
+#include "util/atomic_output.hpp"
 
 namespace cuboid::report {
 namespace {
@@ -133,14 +133,7 @@ nlohmann::json to_json(const RunRecord& r) {
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error(path + ": cannot write the JSON record");
-    out << j.dump(2) << "\n";
-    if (!out) throw std::runtime_error(path + ": writing the JSON record failed");
-  }
-  std::filesystem::rename(tmp, path);
+  write_outputs({{"--json", path, j.dump(2) + "\n"}});
 }
 
 }  // namespace cuboid::report
