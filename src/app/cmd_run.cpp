@@ -9,14 +9,18 @@
 #include <numeric>
 
 #include "app/auto_partition.hpp"
+#include "app/estimates.hpp"
 #include "app/kokkos_session.hpp"
 #include "app/run_command.hpp"
 #include "app/setup.hpp"
 #include "exec/engine.hpp"
+#include "exec/fault.hpp"
 #include "exec/validate.hpp"
 #include "partition/metrics.hpp"
 #include "report/kokkos_facts.hpp"
 #include "report/run_report.hpp"
+#include "util/atomic_output.hpp"
+#include "util/checked.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
@@ -32,6 +36,8 @@ struct RunOptions {
   std::string deck;
   std::vector<std::string> overrides;
   std::string json;
+  bool json_given = false;
+  exec::Fault fault = exec::Fault::none;
 };
 
 // FNV-1a over the 64-bit words of C: equal hashes across runs mean (up to collisions) bitwise
@@ -57,28 +63,39 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   std::ostream& progress = std::cerr;
   const std::size_t elem = sizeof(Scalar);
 
-  // Host memory: A, B, C, the original C (for repetitions and validation), the reference.
-  const double need = double(elem) * (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
-                                      (d.run.validate ? 3.0 : 2.0) * double(pr.m) * double(pr.n));
-  const double have = double(host_memory_available());
-  if (have > 0 && need > 0.9 * have)
-    throw Error(d.location("problem.m") + ": problem m=" + std::to_string(pr.m) +
-                " n=" + std::to_string(pr.n) + " k=" + std::to_string(pr.k) + " (" +
-                deck::to_string(pr.precision) + ") needs " + human_bytes(need) +
-                " of host memory for A, B and C, but only " + human_bytes(have) + " is available");
+  // Host memory: A, B, C, the original C (for repetitions and validation), the check's own.
+  const double matrices =
+      double(elem) * (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
+                      2.0 * double(pr.m) * double(pr.n)) +
+      (d.run.validate ? exec::validation_bytes(pr.m, pr.n, pr.k, elem) : 0.0);
+  const std::string problem = "problem m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) +
+                              " k=" + std::to_string(pr.k) + " (" + deck::to_string(pr.precision) +
+                              ")";
+  require_host_memory(matrices, d.at("problem.m"),
+                      problem + " with A, B and C" + (d.run.validate ? " and its check" : ""),
+                      "use smaller problem.m, problem.n, problem.k");
 
   auto specs = processors_of(d);
+  const partition::TileExtent tiles{ceil_div(pr.m, pr.tile), ceil_div(pr.n, pr.tile),
+                                    ceil_div(pr.k, pr.tile)};
+  // The deck bounds the task count (at most 10^15), so this product does not overflow.
+  const std::int64_t task_count = tiles[0] * tiles[1] * tiles[2];
+  if (std::int64_t(specs.size()) > task_count)
+    throw Error(d.at("platform.processors") + ": " + std::to_string(specs.size()) +
+                " processors but only " + std::to_string(task_count) + " tile task" +
+                (task_count == 1 ? "" : "s") + " (" + std::to_string(tiles[0]) + "x" +
+                std::to_string(tiles[1]) + "x" + std::to_string(tiles[2]) + " tiles of " +
+                std::to_string(pr.tile) + "): list fewer processors or use a smaller problem.tile");
 
   Stopwatch clock;
   const auto speeds = speeds_for<Scalar>(d, specs, false, progress);
   const double calibration_s = clock.seconds();
+  check_speeds(d, speeds);
   std::vector<double> w;
   for (const auto& s : speeds) w.push_back(s.gflops);
 
   // Partition the tile cuboid, then turn zones into steps.
   clock.restart();
-  const partition::TileExtent tiles{(pr.m + pr.tile - 1) / pr.tile, (pr.n + pr.tile - 1) / pr.tile,
-                                    (pr.k + pr.tile - 1) / pr.tile};
   partition::Algorithm algorithm = d.partition.algorithm;
   partition::Discretization discretization = d.partition.discretization;
   AutoChoice choice;
@@ -117,6 +134,31 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
                 e.what() + " of " + std::to_string(pr.tile) + " (problem.tile)");
   }
+  if (opt.fault == exec::Fault::drop_task && !exec::drop_one_task(plan))
+    throw Error(
+        "--inject-fault drop-task: no tile task can be left out without also leaving out "
+        "beta (the problem is one tile deep): use problem.k > problem.tile or beta = 1");
+  // What the engine allocates on the host: partial C buffers, and for each staged processor its
+  // buffers and staging (two of each panel and block), for a device its host staging.
+  double partial_bytes = 0, staged_bytes = 0;
+  for (const auto& b : plan.partials) partial_bytes += double(b.c.rows()) * double(b.c.cols());
+  for (std::size_t q = 0; q < specs.size(); ++q) {
+    const auto& pp = plan.processors[q];
+    const double panels = 2.0 * (double(pp.max_a) + double(pp.max_b) + double(pp.max_c));
+    if (specs[q].kind == platform::ProcessorKind::staged) staged_bytes += 2.0 * panels;
+    if (specs[q].kind == platform::ProcessorKind::device) staged_bytes += panels;
+  }
+  partial_bytes *= double(elem), staged_bytes *= double(elem);
+  if (partial_bytes >= staged_bytes)
+    require_host_memory(matrices + partial_bytes + staged_bytes, d.at("partition.algorithm"),
+                        problem + " with the partial C buffers of a k-split partition (" +
+                            human_bytes(partial_bytes) + ")",
+                        "use fewer processors or an algorithm that splits k less");
+  else
+    require_host_memory(
+        matrices + partial_bytes + staged_bytes, d.at("platform.memory_budget_mib"),
+        problem + " with the staged processors' buffers (" + human_bytes(staged_bytes) + ")",
+        "give a smaller platform.memory_budget_mib");
 
   // Matrices, generated from the seed.
   exec::HostMatrix<Scalar> A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::A"), pr.m,
@@ -151,6 +193,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   for (int r = 0; r < total; ++r) {
     Kokkos::deep_copy(C, C0);
     auto res = engine.run(plan, A, B, C, alpha, beta);
+    if (opt.fault == exec::Fault::corrupt) C(0, 0) = exec::flip_exponent_bit(C(0, 0));
     c_hashes.push_back(bitwise_hash(C));
     const bool warm = r < d.run.warmup;
     progress << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n",
@@ -227,18 +270,32 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     rec.validation_error = v.error;
     rec.validation_bound = v.bound;
     rec.validation_method = v.method;
+    if (!v.passed)
+      progress << fmt::format(
+          "validate: {} element(s) beyond their bounds; the worst, C({},{}), is off by {:.3e} "
+          "against its bound {:.3e}\n",
+          v.failed, v.worst_i, v.worst_j, v.error, v.bound);
   }
   report::print_summary(std::cout, rec);
   if (rec.validation_performed && !rec.validation_passed) {
-    throw ValidationFailure{
-        fmt::format("validation failed: ||C - C_ref||_F = {:.3e} exceeds the bound {:.3e}; no JSON "
-                    "record written",
-                    rec.validation_error, rec.validation_bound)};
+    throw ValidationFailure{fmt::format(
+        "validation failed: an element of C is off by {:.3e}, beyond its bound {:.3e}{}; no JSON "
+        "record written",
+        rec.validation_error, rec.validation_bound,
+        opt.fault != exec::Fault::none
+            ? fmt::format(" (fault injected: {})", exec::to_string(opt.fault))
+            : "")};
   }
-  if (!opt.json.empty()) report::write_json_file(opt.json, report::to_json(rec));
+  if (opt.json_given) report::write_json_file(opt.json, report::to_json(rec));
 }
 
 }  // namespace
+
+void require_validation_for_fault(const deck::Deck& d, exec::Fault fault) {
+  if (fault != exec::Fault::none && !d.run.validate)
+    throw Error(d.at("run.validate") + ": --inject-fault " + std::string(exec::to_string(fault)) +
+                " tests the validation, which run.validate = false turns off");
+}
 
 void add_run_command(CLI::App& app) {
   auto opt = std::make_shared<RunOptions>();
@@ -247,18 +304,31 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("deck", opt->deck, "Input deck (TOML), e.g. inputs/quickstart.toml")->required();
   cmd->add_option("--set", opt->overrides,
                   "Override a deck key, e.g. --set problem.m=4096 --set partition.algorithm=grid");
-  cmd->add_option("--json", opt->json, "Write the run record as JSON to this file");
-  cmd->callback([opt] {
+  CLI::Option* json =
+      cmd->add_option("--json", opt->json, "Write the run record as JSON to this file");
+  auto fault = std::make_shared<std::string>("none");
+  cmd->add_option("--inject-fault", *fault,
+                  "For testing validation: drop-task (one tile task is not computed) or corrupt "
+                  "(one element of C is changed after the GEMMs); the run must then fail "
+                  "validation (exit status 3)")
+      ->check(CLI::IsMember({"none", "drop-task", "corrupt"}));
+  cmd->callback([opt, json, fault] {
+    opt->json_given = json->count() > 0;
+    opt->fault = *exec::parse_fault(*fault);
 #if CUBOID_ENABLE_MPI
     // Started by mpirun: the distributed pipeline (src/dist), which loads the deck itself so
     // that only rank 0 reports a bad one.
     if (dist::launched_by_mpi()) {
-      if (const int rc = run_distributed_command(opt->deck, opt->overrides, opt->json))
+      if (const int rc = run_distributed_command(
+              opt->deck, opt->overrides, opt->json_given ? &opt->json : nullptr, opt->fault))
         throw CLI::RuntimeError(rc);
       return;
     }
 #endif
     const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
+    require_validation_for_fault(d, opt->fault);
+    // The record's path is checked before any work, not after the whole run.
+    if (opt->json_given) check_output_path("--json", opt->json);
     KokkosSession kokkos;
     if (d.problem.precision == deck::Precision::float64)
       run_deck<double>(d, *opt);

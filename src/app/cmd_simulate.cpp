@@ -8,13 +8,17 @@
 #include <numeric>
 
 #include "app/cmd_simulate.hpp"
+#include "app/estimates.hpp"
 #include "deck/deck.hpp"
 #include "dist/comm_report.hpp"
 #include "dist/model.hpp"
 #include "dist/rank_partition.hpp"
 #include "dist/strategy.hpp"
 #include "partition/metrics.hpp"
+#include "partition/speeds.hpp"
 #include "report/run_report.hpp"
+#include "util/atomic_output.hpp"
+#include "util/checked.hpp"
 #include "util/error.hpp"
 #include "util/timer.hpp"
 
@@ -29,6 +33,7 @@ struct SimulateOptions {
   double rank_gflops = 100;
   double bandwidth_gbs = 10;
   std::string json;
+  bool json_given = false;
   bool per_rank = false;
 };
 
@@ -56,9 +61,32 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
                   std::to_string(grid.size()) + " processes but --ranks is " + std::to_string(P));
   }
   const std::int64_t block = d.mpi.block > 0 ? d.mpi.block : pr.tile;
+  {
+    const bool automatic = d.partition.auto_algorithm || !d.where.count("partition.algorithm");
+    const std::int64_t M = ceil_div(pr.m, pr.tile), N = ceil_div(pr.n, pr.tile),
+                       K = ceil_div(pr.k, pr.tile);
+    require_host_memory(
+        rank_partition_bytes(P, M, N, K, d.mpi.aligned, automatic), "--ranks " + std::to_string(P),
+        std::to_string(P) + " ranks on " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+            std::to_string(K) + " tiles: the rank partition",
+        "use fewer --ranks or a larger problem.tile");
+  }
   const std::size_t elem = pr.precision == deck::Precision::float64 ? 8 : 4;
   // The rank partition exactly as `run` under mpirun chooses it: rank r runs at rank_gflops
   // times its factor (relative to the mean), data arrives at bandwidth_gbs.
+  // Factors that cannot be partitioned are the fault of where they came from.
+  {
+    const std::string from = !o.speeds.empty()           ? std::string("--speeds")
+                             : d.mpi.rank_speeds.empty() ? std::string("--ranks")
+                                                         : d.at("mpi.rank_speeds");
+    std::vector<double> working;
+    for (double f : factors)
+      if (f > 0) working.push_back(f);
+    if (working.empty())
+      throw Error(from + ": every rank's speed factor is 0: no rank has a positive speed");
+    if (const auto problem = partition::speed_problem(working))
+      throw Error(from + ": " + *problem + " (the nonzero speed factors)");
+  }
   const double mean_factor = std::accumulate(factors.begin(), factors.end(), 0.0) / P;
   dist::RankPartitionRequest req;
   req.m = pr.m, req.n = pr.n, req.k = pr.k, req.tile = pr.tile;
@@ -198,9 +226,15 @@ void add_simulate_command(CLI::App& app) {
                   "Time model: GB/s each rank sends or receives")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--json", opt->json, "Write the figures as JSON to this file");
+  CLI::Option* json =
+      cmd->add_option("--json", opt->json, "Write the figures as JSON to this file");
   cmd->add_flag("--per-rank", opt->per_rank, "Print one line per rank");
-  cmd->callback([opt] { simulate(deck::load_deck(opt->deck, opt->overrides), *opt); });
+  cmd->callback([opt, json] {
+    const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
+    opt->json_given = json->count() > 0;
+    if (opt->json_given) check_output_path("--json", opt->json);
+    simulate(d, *opt);
+  });
 }
 
 }  // namespace cuboid::app

@@ -2,6 +2,9 @@
 #include <string>
 #include <vector>
 
+#include "deck/deck.hpp"
+#include "exec/fault.hpp"
+
 namespace CLI {
 class App;
 }
@@ -11,6 +14,9 @@ namespace cuboid::app {
 void add_run_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
+
+// --inject-fault with run.validate = false would pass a wrong product off as a result: refused.
+void require_validation_for_fault(const deck::Deck& d, exec::Fault fault);
 
 // Exit status of a run whose product failed validation (distinct from input errors, 1).
 inline constexpr int kValidationFailed = 3;

@@ -5,9 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "exec/fault.hpp"
+
 namespace cuboid::app {
 
+// `json`: the record's path (null: no record), checked by rank 0 before any work. `fault`:
+// --inject-fault, for testing validation.
 int run_distributed_command(const std::string& deck_path, const std::vector<std::string>& overrides,
-                            const std::string& json);
+                            const std::string* json, exec::Fault fault = exec::Fault::none);
 
 }  // namespace cuboid::app

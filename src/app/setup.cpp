@@ -1,6 +1,7 @@
 #include "app/setup.hpp"
 
 #include "exec/calibrate.hpp"
+#include "partition/speeds.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -9,7 +10,7 @@ namespace cuboid::app {
 std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
   const bool given = !d.platform.processors.empty();
   auto names = given ? d.platform.processors : platform::default_processor_names();
-  auto specs = platform::resolve_processors(names, d.location("platform.processors"));
+  auto specs = platform::resolve_processors(names, d.at("platform.processors"));
   for (auto& p : specs)
     if (p.kind == platform::ProcessorKind::staged) {
       p.link_gbs = d.platform.staged_link_gbs;
@@ -79,6 +80,23 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
       specs, deck::to_string(p.precision), problem.describe(),
       [&] { return exec::measure_rates<Scalar>(specs, problem, 0.25); }, cache.get(), fresh,
       progress);
+}
+
+std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
+  if (!d.platform.measure_speeds) return d.at("platform.speeds");
+  for (const auto& s : speeds)
+    if (s.source == "cache")
+      return "speed cache '" + platform::default_speed_cache_path() +
+             "' (platform.speeds not given: measured speeds are cached there; delete the file or "
+             "run `cuboid calibrate --fresh`)";
+  return d.location("platform.speeds") + ": measured speeds";
+}
+
+void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
+  std::vector<double> w;
+  for (const auto& s : speeds) w.push_back(s.gflops);
+  if (const auto problem = partition::speed_problem(w))
+    throw Error(speeds_origin(d, speeds) + ": " + *problem);
 }
 
 template std::vector<std::unique_ptr<exec::Worker<double>>> workers_for<double>(

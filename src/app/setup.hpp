@@ -34,4 +34,11 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
                                         bool fresh, std::ostream& progress);
 
+// Where the speeds came from, for messages about them: "deck.toml:7:10: platform.speeds", the
+// speed cache file, or measured speeds.
+std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds);
+
+// Throws cuboid::Error naming speeds_origin() when the speeds cannot be partitioned.
+void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speeds);
+
 }  // namespace cuboid::app

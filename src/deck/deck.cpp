@@ -4,20 +4,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <sstream>
 
+#include "partition/speeds.hpp"
+#include "util/checked.hpp"
 #include "util/error.hpp"
+#include "util/input_file.hpp"
+#include "util/text.hpp"
 
 namespace cuboid::deck {
 namespace {
 
 std::string position(const std::string& file, const toml::source_region& src) {
   std::ostringstream os;
-  os << file << ":" << src.begin.line << ":" << src.begin.column;
+  os << clip(file, 200) << ":" << src.begin.line << ":" << src.begin.column;
   return os.str();
 }
 
@@ -27,14 +32,14 @@ struct Origin {
 };
 
 [[noreturn]] void fail(const Origin& at, const std::string& key, const std::string& message) {
-  throw Error(at.text + ": " + key + ": " + message);
+  throw Error(at.text + ": " + clip(key) + ": " + message);
 }
 
 std::string describe(const toml::node& node) {
   std::ostringstream os;
   switch (node.type()) {
     case toml::node_type::string:
-      os << "the string \"" << *node.value<std::string>() << "\"";
+      os << "the string \"" << clip(*node.value<std::string>()) << "\"";
       break;
     case toml::node_type::integer:
       os << "the integer " << *node.value<std::int64_t>();
@@ -100,7 +105,7 @@ T get_choice(const toml::node& node, const Origin& at, const std::string& key,
     if (name == s) return value;
     names += (names.empty() ? "" : ", ") + ("\"" + name + "\"");
   }
-  fail(at, key, "\"" + s + "\" is not one of " + names);
+  fail(at, key, "\"" + clip(s) + "\" is not one of " + names);
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -117,6 +122,19 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   }
   return row[b.size()];
 }
+
+// A number for a message: "1e+300", not 300 digits.
+std::string num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// Largest memory budget a deck may give (MiB): 1 PiB.
+constexpr double kMaxBudgetMib = double(std::int64_t(1) << 30);
+// Most processes a grid may have: more than any machine runs, small enough that products of
+// grid sides never overflow.
+constexpr std::int64_t kMaxGridProcesses = std::int64_t(1) << 24;
 
 using Setter = std::function<void(Deck&, const toml::node&, const Origin&, const std::string&)>;
 
@@ -170,7 +188,7 @@ const std::map<std::string, Setter>& keys() {
         const std::string name = get_string(e, at, k);
         if (std::find(d.platform.processors.begin(), d.platform.processors.end(), name) !=
             d.platform.processors.end())
-          fail(at, k, "processor \"" + name + "\" is listed twice");
+          fail(at, k, "processor \"" + clip(name) + "\" is listed twice");
         d.platform.processors.push_back(name);
       }
     };
@@ -198,6 +216,11 @@ const std::map<std::string, Setter>& keys() {
       double v = get_number(n, at, k);
       if (!(v > 0))
         fail(at, k, "must be positive (MiB of processor memory a run may use), got " + describe(n));
+      // Converted to a count of elements later: keep it far inside int64 (2^30 MiB = 1 PiB).
+      if (v > kMaxBudgetMib)
+        fail(at, k,
+             describe(n) + " is more memory than any processor has: at most " +
+                 std::to_string(std::int64_t(kMaxBudgetMib)) + " MiB (1 PiB)");
       d.platform.memory_budget_mib = v;
     };
     t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) {
@@ -336,11 +359,59 @@ void check(Deck& d) {
          std::to_string(d.platform.speeds.size()) + " speeds for " +
              std::to_string(d.platform.processors.size()) + " processors: give one per processor");
   }
-  const double tasks = double((d.problem.m + d.problem.tile - 1) / d.problem.tile) *
-                       double((d.problem.n + d.problem.tile - 1) / d.problem.tile) *
-                       double((d.problem.k + d.problem.tile - 1) / d.problem.tile);
-  if (tasks > 1e15)
-    fail(at("problem.tile"), "problem.tile", "too many tile tasks; use a larger tile");
+  const auto& pr = d.problem;
+  const auto tasks =
+      checked_product({ceil_div(pr.m, pr.tile), ceil_div(pr.n, pr.tile), ceil_div(pr.k, pr.tile)},
+                      std::int64_t(1e15));
+  if (!tasks)
+    fail(at("problem.tile"), "problem.tile",
+         "m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) + " k=" + std::to_string(pr.k) +
+             " in tiles of " + std::to_string(pr.tile) +
+             " make more than 10^15 tile tasks; use a larger tile");
+  if (!checked_product({pr.m, pr.n}) || !checked_product({pr.m, pr.k}) ||
+      !checked_product({pr.k, pr.n}))
+    fail(at("problem.m"), "problem.m",
+         "m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) + " k=" + std::to_string(pr.k) +
+             ": a matrix of more than 2^63 elements");
+
+  // alpha and beta must be numbers of the run's scalar type, and so must every element of C:
+  // |C| <= |alpha| k + |beta| with |A|, |B|, |C0| < 1.
+  const bool single = pr.precision == Precision::float32;
+  const double largest =
+      single ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+  const char* type = single ? "float" : "double";
+  for (const char* key : {"problem.alpha", "problem.beta"}) {
+    const double v = std::string(key) == "problem.alpha" ? pr.alpha : pr.beta;
+    if (std::abs(v) > largest)
+      fail(at(key), key,
+           num(v) + " is beyond the largest " + type + " (" + num(largest) +
+               "): use precision \"double\" or a smaller value");
+    if (single && v != 0 && float(v) == 0.0f)
+      fail(at(key), key, "is nonzero but 0 as a float: use precision \"double\"");
+  }
+  if (std::abs(pr.alpha) * double(pr.k) + std::abs(pr.beta) > largest)
+    fail(at("problem.alpha"), "problem.alpha",
+         "|alpha| k = " + num(std::abs(pr.alpha) * double(pr.k)) +
+             ": elements of C could exceed the largest " + type +
+             " and overflow; use a smaller alpha" + (single ? " or precision \"double\"" : ""));
+
+  if (!d.platform.measure_speeds)
+    if (const auto problem = partition::speed_problem(d.platform.speeds))
+      fail(at("platform.speeds"), "platform.speeds", *problem);
+  if (!d.mpi.rank_speeds.empty()) {
+    std::vector<double> working;
+    for (double f : d.mpi.rank_speeds)
+      if (f > 0) working.push_back(f);
+    if (working.empty())
+      fail(at("mpi.rank_speeds"), "mpi.rank_speeds",
+           "every factor is 0: no rank has a positive speed, nobody would compute");
+    if (const auto problem = partition::speed_problem(working))
+      fail(at("mpi.rank_speeds"), "mpi.rank_speeds", *problem + " (the nonzero factors)");
+  }
+  if (d.mpi.grid.size() == 2 && !checked_product({d.mpi.grid[0], d.mpi.grid[1]}, kMaxGridProcesses))
+    fail(at("mpi.grid"), "mpi.grid",
+         "[" + std::to_string(d.mpi.grid[0]) + ", " + std::to_string(d.mpi.grid[1]) +
+             "] is a grid of more than " + std::to_string(kMaxGridProcesses) + " processes");
 }
 
 void parse_into(Deck& deck, const toml::table& root, const std::string& name) {
@@ -366,15 +437,90 @@ void parse_into(Deck& deck, const toml::table& root, const std::string& name) {
   }
 }
 
+// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() -- undefined behaviour -- on some
+// non-ASCII characters where it looks for whitespace (marzer/tomlplusplus#190, fixed upstream
+// later). No deck needs them outside comments (every string a deck holds is a name), so they
+// are refused before toml++ sees the text. Strings are followed so that a '#' inside one does
+// not start a comment; when unsure, text counts as a string (refused), never as a comment.
+void require_ascii(const std::string& text, const std::string& name) {
+  enum class In { code, comment, basic, literal, ml_basic, ml_literal } in = In::code;
+  std::size_t line = 1, column = 0;
+  const auto at = [&](std::size_t i, const char* s) {
+    return text.compare(i, std::strlen(s), s) == 0;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      line += 1, column = 0;
+      if (in == In::comment || in == In::basic || in == In::literal) in = In::code;
+      continue;
+    }
+    if (static_cast<unsigned char>(c) >= 0x80 && in != In::comment) {
+      std::ostringstream os;
+      os << clip(name, 200) << ":" << line << ":" << column
+         << ": a non-ASCII character outside a comment (deck keys and values are ASCII)";
+      throw Error(os.str());
+    }
+    switch (in) {
+      case In::code:
+        if (at(i, "\"\"\"")) {
+          in = In::ml_basic, i += 2, column += 2;
+        } else if (at(i, "'''")) {
+          in = In::ml_literal, i += 2, column += 2;
+        } else if (c == '"') {
+          in = In::basic;
+        } else if (c == '\'') {
+          in = In::literal;
+        } else if (c == '#') {
+          in = In::comment;
+        }
+        break;
+      case In::basic:
+      case In::ml_basic:
+        if (c == '\\') {
+          // The escaped character is skipped (a line break after a backslash is counted).
+          if (i + 1 < text.size() && text[i + 1] == '\n') {
+            line += 1, column = 0, ++i;
+          } else if (i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0x80) {
+            ++i, ++column;
+          }
+        } else if (in == In::basic && c == '"') {
+          in = In::code;
+        } else if (in == In::ml_basic && at(i, "\"\"\"")) {
+          in = In::code, i += 2, column += 2;
+        }
+        break;
+      case In::literal:
+        if (c == '\'') in = In::code;
+        break;
+      case In::ml_literal:
+        if (at(i, "'''")) in = In::code, i += 2, column += 2;
+        break;
+      case In::comment:
+        break;
+    }
+  }
+}
+
 void apply_override(Deck& deck, const std::string& text) {
-  const Origin at{"--set " + text};
+  const Origin at{"--set " + clip(text)};
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw Error("--set " + text + ": expected section.key=value, e.g. --set problem.m=4096");
+    throw Error(at.text + ": expected section.key=value, e.g. --set problem.m=4096");
   const std::string full = text.substr(0, eq);
   const std::string value = text.substr(eq + 1);
   if (full.find('.') == std::string::npos)
-    throw Error("--set " + text + ": the key must name its section, e.g. problem.m");
+    throw Error(at.text + ": the key must name its section, e.g. problem.m");
+  // One key, one value: a line break or another control character would let TOML read more
+  // than one assignment (or a comment) out of it.
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+      throw Error(at.text + ": the value holds a line break or control character; give one " +
+                  "key=value per --set");
+    if (static_cast<unsigned char>(c) >= 0x80)
+      throw Error(at.text + ": a non-ASCII character (deck keys and values are ASCII)");
+  }
   toml::table parsed;
   try {
     parsed = toml::parse("v = " + value);
@@ -382,6 +528,8 @@ void apply_override(Deck& deck, const std::string& text) {
     // A bare word such as nrrp3d or cuda:0 is taken as a string.
     parsed = toml::table{{"v", value}};
   }
+  if (parsed.size() != 1 || !parsed.get("v"))
+    throw Error(at.text + ": expected one value after '=', e.g. --set problem.m=4096");
   apply(deck, full, *parsed.get("v"), at);
 }
 
@@ -392,15 +540,21 @@ std::string Deck::location(const std::string& key) const {
   return it != where.end() ? it->second : path + " (" + key + " not given; default)";
 }
 
+std::string Deck::at(const std::string& key) const {
+  auto it = where.find(key);
+  return it != where.end() ? it->second + ": " + key : location(key);
+}
+
 Deck parse_deck(const std::string& text, const std::string& name,
                 const std::vector<std::string>& overrides) {
   Deck deck;
   deck.path = name;
+  require_ascii(text, name);
   toml::table root;
   try {
     root = toml::parse(text, name);
   } catch (const toml::parse_error& e) {
-    throw Error(position(name, e.source()) + ": " + std::string(e.description()));
+    throw Error(position(name, e.source()) + ": " + clip(e.description(), 200));
   }
   parse_into(deck, root, name);
   for (const auto& o : overrides) apply_override(deck, o);
@@ -409,11 +563,9 @@ Deck parse_deck(const std::string& text, const std::string& name,
 }
 
 Deck load_deck(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the deck (does the file exist and is it readable?)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_deck(ss.str(), path, overrides);
+  // Decks are a few lines; anything near this size is not one.
+  constexpr std::size_t kMaxDeckBytes = std::size_t(1) << 20;
+  return parse_deck(read_input_file(path, kMaxDeckBytes, "the deck"), path, overrides);
 }
 
 std::string to_string(Precision p) { return p == Precision::float64 ? "double" : "float"; }

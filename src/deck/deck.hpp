@@ -75,6 +75,9 @@ struct Deck {
   std::map<std::string, std::string> given;
 
   std::string location(const std::string& key) const;
+  // location(key) followed by the key ("deck.toml:4:14: platform.processors"), for messages
+  // about a value; a key not given reads "deck.toml (key not given; default)".
+  std::string at(const std::string& key) const;
 };
 
 // Reads `path`, applies `overrides` ("section.key=value", value in TOML syntax; a bare word is a

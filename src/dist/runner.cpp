@@ -11,6 +11,7 @@
 #include "dist/model.hpp"
 #include "dist/strategy.hpp"
 #include "kokkos_ext/compat.hpp"
+#include "partition/speeds.hpp"
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
 
@@ -136,8 +137,22 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
   std::vector<std::int64_t> wire;
   if (root) {
     try {
+      // Speeds that cannot be partitioned are the speeds' fault, not the partition's.
+      const std::string speed_key = s.rank_speeds.empty() ? "platform.speeds" : "mpi.rank_speeds";
+      std::vector<double> working;
+      for (double v : out.rank_speeds)
+        if (v > 0) working.push_back(v);
+      if (working.empty())
+        throw KeyedError(speed_key, "no rank has a positive speed: nobody would compute");
+      if (const auto problem = partition::speed_problem(working))
+        throw KeyedError(speed_key,
+                         "the ranks' speeds (their processors' GFLOP/s times their "
+                         "factor): " +
+                             *problem);
       out.partition = choose_rank_partition(req);
       wire = serialize(out.partition);
+    } catch (const KeyedError& e) {
+      failure = keyed(e);
     } catch (const std::invalid_argument& e) {
       failure = std::make_exception_ptr(std::invalid_argument(
           locate("partition.algorithm") + ": the rank partition of " + std::to_string(s.m) + "x" +
@@ -207,6 +222,22 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
   }
   const double partition_s = clock.seconds();
   comm.agree(failure);
+  if (s.fault == exec::Fault::drop_task) {
+    const int first = int(comm.allreduce_min(ex->pieces().empty() ? double(P) : double(me)));
+    if (me == first) {
+      bool dropped = false;
+      for (auto& plan : plans)
+        if (exec::drop_one_task(plan)) {
+          dropped = true;
+          break;
+        }
+      if (!dropped)
+        failure = std::make_exception_ptr(std::invalid_argument(
+            "--inject-fault drop-task: no tile task can be left out without also leaving out "
+            "beta (the problem is one tile deep): use problem.k > problem.tile or beta = 1"));
+    }
+    comm.agree(failure);
+  }
 
   // --- the matrices, each rank generating what the layout gives it -----------------------------
   Storage A = local_storage<Scalar>(dist.a, me, "cuboid::dist::A");
@@ -296,6 +327,10 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
     comm.abort(std::string("during the distributed product: ") + e.what());
   }
   for (const auto& r : reps) out.times_s.push_back(r.global_s);
+  if (s.fault == exec::Fault::corrupt && dist.c.owner(0, 0) == me) {
+    auto& x = C(std::size_t(dist.c.offset(0, 0)));
+    x = exec::flip_exponent_bit(x);
+  }
 
   // The median repetition (by the slowest rank's time) is the one reported.
   std::vector<std::size_t> order(reps.size());
@@ -309,7 +344,7 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
     const int extra = P + int(comm.allreduce_max(double(ex->pieces().size())));
     try {
       out.validation = validate_distributed(comm, dist, A, B, C0, C, alpha, beta, s.seed,
-                                            s.full_check_max, extra);
+                                            s.full_check_max, extra, s.tile);
       out.validated = true;
     } catch (const std::exception& e) {
       comm.abort(std::string("during validation: ") + e.what());

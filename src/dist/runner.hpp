@@ -20,6 +20,7 @@
 #include "dist/rank_partition.hpp"
 #include "dist/validate.hpp"
 #include "exec/engine.hpp"
+#include "exec/fault.hpp"
 #include "exec/plan.hpp"
 #include "exec/worker.hpp"
 #include "platform/calibration.hpp"
@@ -50,6 +51,9 @@ struct DistSettings {
   std::int64_t full_check_max = 0;
   // Recorded with this rank's figures as "environment" (the app fills it: host, threads, ...).
   nlohmann::json rank_info;
+  // For testing validation: drop-task leaves one tile task of the lowest rank with work out;
+  // corrupt changes C(0, 0) on its owner after the last repetition (exec/fault.hpp).
+  exec::Fault fault = exec::Fault::none;
 };
 
 // What the app hands over for this rank: its processors, their speeds (the app owns

@@ -1,7 +1,11 @@
 #include "dist/validate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "exec/validate.hpp"
 #include "kokkos_ext/compat.hpp"
@@ -37,14 +41,57 @@ void local_matvec(const LocalStorage<Scalar>& M, const MatrixDist& L, int rank,
   });
 }
 
-template <class Scalar>
-double local_sum_squares(const LocalStorage<Scalar>& M) {
-  double s = 0;
-  for (std::size_t e = 0; e < M.extent(0); ++e) s += double(M(e)) * double(M(e));
-  return s;
+using HostD = exec::HostMatrix<double>;
+
+// The elements of the sampled rows this rank owns, by unit column range: for each range
+// [j0, j1), the sampled rows whose elements in it are ours.
+std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::int64_t>> sampled_elements(
+    const MatrixDist& L, int rank, std::uint64_t seed, std::int64_t tile) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::int64_t>> out;
+  L.for_each_owned(rank, [&](const exec::Rect& u) {
+    for (std::int64_t I = u.i0 / tile; I * tile < u.i1; ++I) {
+      const std::int64_t i = sampled_row(seed, I, tile, L.rows());
+      if (i >= u.i0 && i < u.i1) out[{u.j0, u.j1}].push_back(i);
+    }
+  });
+  for (auto& [range, rows] : out) {
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  }
+  return out;
+}
+
+struct Worst {
+  double ratio = -1, error = 0, bound = 0, failed = 0, checked = 0;
+  void add(double r, double err, double bnd) { merge(r, err, bnd, 1, r <= 1.0 ? 0 : 1); }
+  // A group of `n` elements, `bad` of them beyond their bounds, whose worst is (r, err, bnd).
+  void merge(double r, double err, double bnd, double n, double bad) {
+    checked += n, failed += bad;
+    if (r > ratio) ratio = r, error = err, bound = bnd;
+  }
+};
+
+// Every rank's worst (ratio, error, bound) and the sums of failed and checked elements; the
+// worst error and bound are the lowest such rank's.
+Worst combine(const Communicator& comm, const Worst& mine) {
+  Worst all;
+  all.ratio = comm.allreduce_max(mine.ratio);
+  const double mine_is_worst = mine.ratio == all.ratio ? double(comm.rank()) : 1e300;
+  const double owner = comm.allreduce_min(mine_is_worst);
+  std::vector<double> v{mine.failed, mine.checked, 0, 0};
+  if (double(comm.rank()) == owner) v[2] = mine.error, v[3] = mine.bound;
+  comm.allreduce_sum(v);
+  all.failed = v[0], all.checked = v[1], all.error = v[2], all.bound = v[3];
+  return all;
 }
 
 }  // namespace
+
+std::int64_t sampled_row(std::uint64_t seed, std::int64_t I, std::int64_t tile, std::int64_t m) {
+  const std::int64_t lo = I * tile, rows = std::min(m, lo + tile) - lo;
+  const double v = exec::element_value(seed ^ 0x5a3b1ed0c0ffeeull, exec::MatrixId(8), I, 0);
+  return lo + std::min(rows - 1, std::int64_t((v + 1.0) * 0.5 * double(rows)));
+}
 
 template <class Scalar>
 DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
@@ -53,7 +100,7 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const LocalStorage<Scalar>& C0_local,
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
-                                    int extra_additions) {
+                                    int extra_additions, std::int64_t tile) {
   const int me = comm.rank();
   const std::int64_t m = dist.c.rows(), n = dist.c.cols(), k = dist.a.cols();
   const std::size_t M = std::size_t(m), K = std::size_t(k);
@@ -108,11 +155,101 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
       "randomized: C x vs alpha A (B x) + beta C0 x, |x_j| in [0.5,1), every row within its "
       "rounding bound";
 
+  // --- sampled rows, element by element ----------------------------------------------------
+  {
+    const std::int64_t period = tile > 0 ? tile : dist.c.unit_rows();
+    const double r_add = double(extra_additions);
+    const double factor = exec::kValidationConstant *
+                          (gamma(double(k) + r_add + 2, us) + gamma(double(k) + 2, ud)) /
+                          (1.0 - gamma(double(k), ud));
+    const double floor = exec::componentwise_floor(
+        double(k), r_add, a, double(std::numeric_limits<Scalar>::denorm_min()));
+    Worst worst;
+    // Blocks of at most 512 sampled rows, 1024 columns and 4096 of k at a time: the check's
+    // memory stays small whatever the problem, the tile or the block.
+    constexpr std::int64_t kRows = 512, kCols = 1024, kDepth = 4096;
+    using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
+                                         Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+    const auto host = Kokkos::DefaultHostExecutionSpace();
+    const std::int64_t kd = std::min(k, kDepth);
+    HostD Ar(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled"), kRows, kd),
+        Aa(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled_abs"), kRows,
+           kd),
+        Bc(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled"), kd, kCols),
+        Ba(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled_abs"), kd,
+           kCols),
+        D("cuboid::dist::AB_sampled", kRows, kCols),
+        W("cuboid::dist::AB_sampled_abs", kRows, kCols);
+    for (const auto& [range, all_rows] : sampled_elements(dist.c, me, seed, period)) {
+      for (std::size_t r0 = 0; r0 < all_rows.size(); r0 += std::size_t(kRows))
+        for (std::int64_t j0 = range.first; j0 < range.second; j0 += kCols) {
+          const std::int64_t nr = std::min<std::int64_t>(kRows, std::int64_t(all_rows.size() - r0));
+          const std::int64_t nc = std::min(kCols, range.second - j0);
+          const std::int64_t* row = all_rows.data() + r0;
+          const auto rows = std::make_pair(std::int64_t(0), nr);
+          const auto cols = std::make_pair(std::int64_t(0), nc);
+          auto d = Kokkos::subview(D, rows, cols), w = Kokkos::subview(W, rows, cols);
+          // D = A(rows, :) B(:, cols) and W = |A||B| over k slabs, from A and B as the run saw
+          // them (rounded to Scalar), in double.
+          for (std::int64_t l0 = 0; l0 < k; l0 += kd) {
+            const std::int64_t nl = std::min(kd, k - l0);
+            const auto slab = std::make_pair(std::int64_t(0), nl);
+            auto ar = Kokkos::subview(Ar, rows, slab), aa = Kokkos::subview(Aa, rows, slab);
+            auto bc = Kokkos::subview(Bc, slab, cols), ba = Kokkos::subview(Ba, slab, cols);
+            Kokkos::parallel_for(
+                "cuboid::dist::sampled_A", policy({0, 0}, {nr, nl}),
+                KOKKOS_LAMBDA(std::int64_t i, std::int64_t l) {
+                  const double x =
+                      double(Scalar(exec::element_value(seed, exec::MatrixId::A, row[i], l0 + l)));
+                  ar(i, l) = x, aa(i, l) = std::abs(x);
+                });
+            Kokkos::parallel_for(
+                "cuboid::dist::sampled_B", policy({0, 0}, {nl, nc}),
+                KOKKOS_LAMBDA(std::int64_t l, std::int64_t j) {
+                  const double x =
+                      double(Scalar(exec::element_value(seed, exec::MatrixId::B, l0 + l, j0 + j)));
+                  bc(l, j) = x, ba(l, j) = std::abs(x);
+                });
+            host.fence();
+            const double keep = l0 == 0 ? 0.0 : 1.0;
+            kokkos_ext::gemm(host, 1.0, ar, bc, keep, d);
+            kokkos_ext::gemm(host, 1.0, aa, ba, keep, w);
+            host.fence();
+          }
+          for (std::int64_t j = 0; j < nc; ++j)
+            for (std::int64_t i = 0; i < nr; ++i) {
+              const std::size_t at = std::size_t(dist.c.offset(row[i], j0 + j));
+              const double c = double(C_local(at));
+              const double c0 = b != 0 ? double(C0_local(at)) : 0.0;
+              const double ref = a * d(i, j) + (b != 0 ? b * c0 : 0.0);
+              const double bound =
+                  factor * (std::abs(a) * w(i, j) + std::abs(b) * std::abs(c0)) + floor;
+              const double err = std::abs(c - ref);
+              const double ratio = err / bound;
+              worst.add(std::isfinite(c) && ratio == ratio
+                            ? ratio
+                            : std::numeric_limits<double>::infinity(),
+                        std::isfinite(c) ? err : std::numeric_limits<double>::infinity(), bound);
+            }
+        }
+    }
+    const Worst all = combine(comm, worst);
+    v.sampled_elements = all.checked, v.sampled_failed = all.failed;
+    v.sampled_error = all.error, v.sampled_bound = all.bound;
+    v.sampled_passed = all.failed == 0;
+    v.passed = v.passed && v.sampled_passed;
+    v.method +=
+        "; sampled: one row per tile row recomputed in double, every element within its "
+        "componentwise bound";
+  }
+
   // --- full element-wise check, small problems -----------------------------------------------
-  if (double(m) * double(n) <= double(full_check_max)) {
+  // Its reference rows of A and columns of B take (m + n) k elements over the ranks.
+  if (double(m) * double(n) <= double(full_check_max) &&
+      (double(m) + double(n)) * double(k) <= 16.0 * double(full_check_max)) {
     v.full_performed = true;
     const MatrixDist& Lc = dist.c;
-    double err2 = 0;
+    Worst worst;
     // One reference GEMM for the rows x cols (global indices) C elements at index(i, j) of the
     // local storage: per rank for a block-cyclic array, per tile for tile owners.
     auto check = [&](const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols,
@@ -123,24 +260,26 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_rows"), lr, k);
       exec::HostMatrix<Scalar> Bc(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_cols"), k, lc);
-      exec::HostMatrix<Scalar> ref("cuboid::dist::C_ref", lr, lc);
+      exec::HostMatrix<Scalar> ref("cuboid::dist::C_ref", lr, lc),
+          C0b("cuboid::dist::C0_block", lr, lc), Cb("cuboid::dist::C_block", lr, lc);
       for (std::int64_t l = 0; l < k; ++l)
         for (std::int64_t i = 0; i < lr; ++i)
           Ar(i, l) = Scalar(exec::element_value(seed, exec::MatrixId::A, rows[std::size_t(i)], l));
       for (std::int64_t j = 0; j < lc; ++j)
         for (std::int64_t l = 0; l < k; ++l)
           Bc(l, j) = Scalar(exec::element_value(seed, exec::MatrixId::B, l, cols[std::size_t(j)]));
-      if (beta != Scalar(0))
-        for (std::int64_t j = 0; j < lc; ++j)
-          for (std::int64_t i = 0; i < lr; ++i) ref(i, j) = C0_local(index(i, j));
-      kokkos_ext::gemm(Kokkos::DefaultHostExecutionSpace(), alpha, Ar, Bc, beta, ref);
-      Kokkos::DefaultHostExecutionSpace().fence();
       for (std::int64_t j = 0; j < lc; ++j)
         for (std::int64_t i = 0; i < lr; ++i) {
-          const double v = double(C_local(index(i, j)));
-          const double d = v - double(ref(i, j));
-          err2 += std::isfinite(v) ? d * d : std::numeric_limits<double>::infinity();
+          Cb(i, j) = C_local(index(i, j));
+          if (beta != Scalar(0)) ref(i, j) = C0b(i, j) = C0_local(index(i, j));
         }
+      kokkos_ext::gemm(Kokkos::DefaultHostExecutionSpace(), alpha, Ar, Bc, beta, ref);
+      Kokkos::DefaultHostExecutionSpace().fence();
+      const auto c =
+          exec::compare_componentwise(Ar, Bc, C0b, Cb, ref, alpha, beta, extra_additions);
+      const double ratio =
+          std::isfinite(c.error) ? c.error / c.bound : std::numeric_limits<double>::infinity();
+      worst.merge(ratio, c.error, c.bound, double(lr * lc), double(c.failed));
     };
     if (Lc.kind() == MatrixDist::Kind::block_cyclic) {
       const BlockCyclic& L = Lc.block_cyclic();
@@ -160,32 +299,24 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
               [&](std::int64_t i, std::int64_t j) { return std::size_t(off + i + j * ld); });
       });
     }
-    std::vector<double> sums{err2, local_sum_squares(A_local), local_sum_squares(B_local),
-                             beta != Scalar(0) ? local_sum_squares(C0_local) : 0.0};
-    comm.allreduce_sum(sums);
-    const double eps = std::numeric_limits<Scalar>::epsilon(), rr = double(extra_additions);
-    v.full_error = std::sqrt(sums[0]);
-    v.full_bound = exec::kValidationConstant * eps *
-                   ((double(k) + rr) * std::abs(a) * std::sqrt(sums[1]) * std::sqrt(sums[2]) +
-                    (rr + 2) * std::abs(b) * std::sqrt(sums[3]));
-    v.full_passed = std::isfinite(v.full_error) && v.full_error <= v.full_bound;
+    const Worst all = combine(comm, worst);
+    v.full_error = all.error, v.full_bound = all.bound;
+    v.full_passed = all.failed == 0;
     v.passed = v.passed && v.full_passed;
-    v.method += "; full: each rank's C blocks vs a local reference GEMM, normwise bound";
+    v.method += "; full: each rank's C blocks vs a local reference GEMM, componentwise bound";
   }
   return v;
 }
 
-template DistValidation validate_distributed<double>(const Communicator&, const Distribution&,
-                                                     const LocalStorage<double>&,
-                                                     const LocalStorage<double>&,
-                                                     const LocalStorage<double>&,
-                                                     const LocalStorage<double>&, double, double,
-                                                     std::uint64_t, std::int64_t, int);
+template DistValidation validate_distributed<double>(
+    const Communicator&, const Distribution&, const LocalStorage<double>&,
+    const LocalStorage<double>&, const LocalStorage<double>&, const LocalStorage<double>&, double,
+    double, std::uint64_t, std::int64_t, int, std::int64_t);
 template DistValidation validate_distributed<float>(const Communicator&, const Distribution&,
                                                     const LocalStorage<float>&,
                                                     const LocalStorage<float>&,
                                                     const LocalStorage<float>&,
                                                     const LocalStorage<float>&, float, float,
-                                                    std::uint64_t, std::int64_t, int);
+                                                    std::uint64_t, std::int64_t, int, std::int64_t);
 
 }  // namespace cuboid::dist

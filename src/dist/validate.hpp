@@ -1,5 +1,6 @@
 #pragma once
-// Checking a distributed C without gathering it.
+// Checking a distributed C without gathering it: a randomized checksum of every row, an
+// element-by-element check of one sampled row per tile row, and (small problems) a full one.
 //
 // Randomized check (any size). With x in R^n, |x_j| in [0.5, 1) and random signs (generated
 // from the seed, identical on every rank), every rank multiplies its own blocks and vectors of
@@ -17,10 +18,25 @@
 // elements of one row escape only if their errors cancel against random signs.
 // NaN or Inf anywhere fails it.
 //
-// Full check (m*n <= mpi.full_check_max). Each rank recomputes each C unit (block or tile) it
-// owns from locally generated rows of A and columns of B (alpha A(I,:) B(:,J) + beta C0(I,J),
-// one host GEMM per unit) and compares with the normwise bound of exec/validate.hpp, norms
-// summed over ranks.
+// Sampled rows (any size). The randomized check sums a row's n errors against a worst-case
+// bound that grows n times faster than a typical error: in float at m = n = k = 8192 it cannot
+// see one lost 256^3 tile task (a change of about 65 in a row whose bound is about 6000). So
+// in every tile row of C (rows [I b, (I+1) b), b the run's tile) one row, chosen from the seed,
+// is recomputed in double, element by element, by the ranks that own its elements: rows of A
+// and columns of B are generated from the seed (block by block, one GEMM of values and one of
+// absolute values), and every element must satisfy the componentwise bound of
+// exec/validate.hpp:
+//   |C_ij - ref_ij| <= 1.01 (gamma_s(k+r+2) + gamma_d(k+2)) (|alpha| (|A||B|)_ij + |beta||C0_ij|)
+//                      / (1 - gamma_d(k)) + floor,
+// the reference's own error being gamma_d(k+2) of the same scale. A lost or doubled tile task
+// changes every element of its C tile by about sqrt(b/9), including the b elements of the
+// sampled row that cross it, whose bounds are about k^2 u / 2 (2 in float at k = 8192): it
+// fails. Cost: 1/b of the product's flops, in double, spread over the ranks that own C.
+//
+// Full check (m*n <= mpi.full_check_max, and (m + n) k at most 16 times that). Each rank
+// recomputes each C unit (block or tile) it owns from locally generated rows of A and columns
+// of B (alpha A(I,:) B(:,J) + beta C0(I,J), one host GEMM per unit) and compares element by
+// element with the componentwise bound of exec/validate.hpp.
 #include <cstdint>
 #include <string>
 
@@ -34,11 +50,16 @@ struct DistValidation {
   bool passed = false;
   // Randomized check: the row with the largest error / bound.
   double error = 0, bound = 0;
+  // Sampled rows: elements checked, elements beyond their bound, the worst one's error and bound.
+  bool sampled_passed = false;
+  double sampled_elements = 0, sampled_failed = 0;
+  double sampled_error = 0, sampled_bound = 0;
   bool full_performed = false, full_passed = false;
-  double full_error = 0, full_bound = 0;  // ||C - C_ref||_F and its bound
+  double full_error = 0, full_bound = 0;  // the worst element: |C - C_ref| and its bound
   std::string method;
 };
 
+// `tile`: the period of the sampled rows (the run's tile; 0: the rows of a unit of C).
 template <class Scalar>
 DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
                                     const LocalStorage<Scalar>& A_local,
@@ -46,6 +67,9 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const LocalStorage<Scalar>& C0_local,
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
-                                    int extra_additions);
+                                    int extra_additions, std::int64_t tile = 0);
+
+// The row of C checked in tile row `I` (rows [I tile, min((I+1) tile, m))), from the seed.
+std::int64_t sampled_row(std::uint64_t seed, std::int64_t I, std::int64_t tile, std::int64_t m);
 
 }  // namespace cuboid::dist

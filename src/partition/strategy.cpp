@@ -10,6 +10,7 @@
 #include "partition/algorithms.hpp"
 #include "partition/discretize.hpp"
 #include "partition/stepped.hpp"
+#include "partition/speeds.hpp"
 
 namespace cuboid::partition {
 namespace {
@@ -37,18 +38,7 @@ template <class... Args>
 }
 
 void check_speeds(const std::vector<double>& speeds) {
-  if (speeds.empty()) fail("no processors: at least one speed is needed");
-  for (std::size_t p = 0; p < speeds.size(); ++p)
-    if (!std::isfinite(speeds[p]) || !(speeds[p] > 0))
-      fail("speed ", p, " is ", speeds[p], ": speeds must be finite and positive");
-  long double total = 0.0L;
-  for (double w : speeds) total += w;
-  if (!std::isfinite(double(total))) fail("the sum of the speeds overflows");
-  // Beyond this spread the slowest zones are thinner than the rounding error of a coordinate.
-  const auto [slowest, fastest] = std::minmax_element(speeds.begin(), speeds.end());
-  if (*fastest / *slowest > 1e12)
-    fail("speeds range from ", *slowest, " to ", *fastest,
-         ": more than 12 orders of magnitude apart cannot be partitioned in double precision");
+  if (const auto problem = speed_problem(speeds)) fail(*problem);
 }
 
 void check_tiles(std::size_t processors, const TileExtent& t) {

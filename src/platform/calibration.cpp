@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +14,10 @@
 
 #include "kokkos_ext/compat.hpp"
 #include "util/build_info.hpp"
+#include "util/error.hpp"
 #include "util/host_memory.hpp"
+#include "util/input_file.hpp"
+#include "util/text.hpp"
 
 namespace cuboid::platform {
 
@@ -33,14 +37,16 @@ std::string build_fingerprint() {
 }
 
 SpeedCache::SpeedCache(std::string path) : path_(std::move(path)) {
-  std::ifstream in(path_);
-  if (!in) return;
+  std::error_code ec;
+  if (!std::filesystem::exists(path_, ec)) return;
   try {
-    nlohmann::json j = nlohmann::json::parse(in);
+    // A cache is a few kilobytes; a FIFO or a huge file at its path is not one.
+    nlohmann::json j =
+        nlohmann::json::parse(read_input_file(path_, std::size_t(16) << 20, "the speed cache"));
     for (auto& [k, v] : j.at("speeds").items()) entries_.emplace_back(k, v.get<double>());
   } catch (const std::exception& e) {
-    std::cerr << "cuboid: warning: ignoring unreadable speed cache " << path_ << " (" << e.what()
-              << ")\n";
+    std::cerr << "cuboid: warning: ignoring unreadable speed cache " << clip(path_, 200) << " ("
+              << clip(e.what(), 200) << ")\n";
     entries_.clear();
   }
 }
@@ -103,8 +109,18 @@ std::vector<Speed> calibrate(const std::vector<ProcessorSpec>& processors,
   std::vector<Speed> out;
   if (cache && !remeasure) {
     for (const auto& p : processors)
-      if (auto v = cache->find(SpeedCache::key(p, precision, ctx)))
+      if (auto v = cache->find(SpeedCache::key(p, precision, ctx))) {
+        // Beyond 10^9 GFLOP/s (a zettaflop) no processor measures: the file was edited.
+        if (!std::isfinite(*v) || !(*v > 0) || *v > 1e9) {
+          std::ostringstream os;
+          os << *v;
+          throw Error("speed cache '" + cache->path() + "': the entry for " + p.name + " (" +
+                      precision + ") is " + os.str() +
+                      " GFLOP/s, not a measured speed: delete the file or run `cuboid calibrate "
+                      "--fresh`");
+        }
         out.push_back(Speed{*v, "cache"});
+      }
     if (out.size() == processors.size()) {
       for (std::size_t q = 0; q < out.size(); ++q)
         progress << "calibrate: " << processors[q].name << " " << out[q].gflops

@@ -29,6 +29,7 @@ class SpeedCache {
   std::optional<double> find(const std::string& key) const;
   void store(const std::string& key, double gflops);
   void save() const;  // atomically; failures to write only warn
+  const std::string& path() const { return path_; }
   // The processor (with its threads and link), the precision and `context`: what was measured
   // with it (the problem, the other processors).
   static std::string key(const ProcessorSpec& p, const std::string& precision,

@@ -12,6 +12,7 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
+#include "util/text.hpp"
 
 namespace cuboid::platform {
 
@@ -99,9 +100,14 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
       p.memory_space = "CudaSpace";
       p.memory_bytes = info.free_bytes;
     } else {
-      throw Error(where + ": unknown processor \"" + name +
+      throw Error(where + ": unknown processor \"" + clip(name) +
                   "\": processors are \"host\", \"staged\" (or \"staged:N\") and \"cuda:N\"");
     }
+    // "staged" is "staged:0" and "staged:0001" is "staged:1": one processor, named twice.
+    for (const auto& q : out)
+      if (q.kind == p.kind && q.index == p.index)
+        throw Error(where + ": processor \"" + clip(name) + "\" is the same processor as \"" +
+                    clip(q.name) + "\", listed before: name each processor once");
     out.push_back(p);
   }
   if (out.empty()) throw Error(where + ": no processors");

@@ -13,6 +13,8 @@
 #include "report/provenance.hpp"
 #include "report/sha256.hpp"
 
+#include "util/atomic_output.hpp"
+
 namespace cuboid::report {
 namespace {
 
@@ -103,9 +105,11 @@ void print_summary(std::ostream& os, const RunRecord& r) {
   if (!r.validation_performed)
     os << "validation SKIPPED (run.validate = false): the product was not checked\n";
   else
-    os << fmt::format("validation {}: ||C - C_ref||_F = {:.3e} <= bound {:.3e}? ({})\n",
-                      r.validation_passed ? "PASSED" : "FAILED", r.validation_error,
-                      r.validation_bound, r.validation_method);
+    os << fmt::format(
+        "validation {}: error {:.3e} against its bound {:.3e}, where it is largest "
+        "relative to the bound ({})\n",
+        r.validation_passed ? "PASSED" : "FAILED", r.validation_error, r.validation_bound,
+        r.validation_method);
 }
 
 nlohmann::json to_json(const RunRecord& r) {
@@ -220,14 +224,7 @@ nlohmann::json to_json(const RunRecord& r) {
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error(path + ": cannot write the JSON record");
-    out << j.dump(2) << "\n";
-    if (!out) throw std::runtime_error(path + ": writing the JSON record failed");
-  }
-  std::filesystem::rename(tmp, path);
+  write_outputs({{"--json", path, j.dump(2) + "\n"}});
 }
 
 }  // namespace cuboid::report

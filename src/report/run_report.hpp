@@ -13,7 +13,8 @@ void describe_deck(RunRecord& rec, const deck::Deck& d);
 
 void print_summary(std::ostream& os, const RunRecord& r);
 nlohmann::json to_json(const RunRecord& r);
-// Writes `j` to `path` through a temporary file, so a reader never sees half a record.
+// Writes `j` to `path` all or nothing (util/atomic_output.hpp); the caller should have checked
+// the path with check_output_path() before the run. Throws cuboid::Error naming --json.
 void write_json_file(const std::string& path, const nlohmann::json& j);
 
 }  // namespace cuboid::report
