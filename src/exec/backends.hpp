@@ -73,7 +73,10 @@ struct StagedHostBackend {
     Event record(Lane l) const { return q_[l].record(); }
     void wait(Lane l, const Event& e) {
       if (e.queue == nullptr || e.queue == &q_[l]) return;  // a lane is in order by itself
-      q_[l].submit([e] { e.wait(); });
+      q_[l].submit([this, l, e] {
+        e.wait();
+        waited_until_[l] = std::chrono::steady_clock::now();
+      });
     }
     static void sync(const Event& e) { e.wait(); }
     void upload(Lane l, void* dst, const void* src, std::size_t bytes) { copy(l, dst, src, bytes); }
@@ -97,6 +100,8 @@ struct StagedHostBackend {
     }
     void begin_run() {
       copy_ns_[lane_in] = copy_ns_[lane_out] = 0;
+      link_free_ = {};
+      waited_until_ = {};
       busy_s_ = stall_s_ = 0;
       last_gemm_end_ = now_seconds();
     }
@@ -117,24 +122,41 @@ struct StagedHostBackend {
 
    private:
     void copy(Lane l, void* dst, const void* src, std::size_t bytes) {
-      q_[l].submit([this, l, dst, src, bytes] {
-        using clock = std::chrono::steady_clock;
+      using clock = std::chrono::steady_clock;
+      const auto submitted = clock::now();
+      q_[l].submit([this, l, dst, src, bytes, submitted] {
         const auto t0 = clock::now();
+        // Ready once submitted and past the lane's waits before it (measured once per wait, so
+        // a late wake-up is not charged to every copy after it).
+        auto ready = std::max(submitted, waited_until_[l]);
         if (jitter_us_ > 0) {
           // One copy in four is held back, by up to jitter_us: rare long delays reorder the
           // queues far more often than a small delay on every copy would.
           thread_local std::mt19937_64 rng{std::random_device{}()};
           std::uniform_real_distribution<double> u(0, 1);
-          if (u(rng) < 0.25)
+          if (u(rng) < 0.25) {
             std::this_thread::sleep_for(
                 std::chrono::duration<double, std::micro>(u(rng) * jitter_us_));
+            ready = clock::now();
+          }
         }
-        const auto start = clock::now();
         std::memcpy(dst, src, bytes);
-        if (bytes_per_s_ > 0)
-          std::this_thread::sleep_until(
-              start + std::chrono::duration_cast<clock::duration>(
-                          std::chrono::duration<double>(double(bytes) / bytes_per_s_)));
+        if (bytes_per_s_ > 0) {
+          // The link moves a lane's copies one after another: a copy ends bytes/bandwidth after
+          // the later of its being ready and the end of the previous one. A lane thread that
+          // wakes late (a busy host) then catches up instead of adding its lateness to every
+          // copy.
+          auto& free_at = link_free_[l];
+          const auto begin = std::max(free_at, ready);
+          free_at = begin + std::chrono::duration_cast<clock::duration>(
+                                std::chrono::duration<double>(double(bytes) / bytes_per_s_));
+          std::this_thread::sleep_until(free_at);
+          // The copy's time is the link's: from its begin to its end.
+          copy_ns_[l] += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::max(free_at, clock::now()) - begin)
+                             .count();
+          return;
+        }
         copy_ns_[l] +=
             std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count();
       });
@@ -144,6 +166,7 @@ struct StagedHostBackend {
     int team_threads_ = 0;
     // Written by one lane's thread each, read after finish().
     std::array<std::int64_t, 3> copy_ns_{};
+    std::array<std::chrono::steady_clock::time_point, 3> link_free_{}, waited_until_{};
     double busy_s_ = 0, stall_s_ = 0, last_gemm_end_ = 0;
     mutable std::array<WorkQueue, 3> q_;
   };
