@@ -176,13 +176,14 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
       cands.push_back({{"name", c.name},
                        {"model_s", c.predicted_s},
                        {"received_max_bytes", c.received_max * double(elem)}});
-    j["partition"] = {{"algorithm", req.automatic ? std::string("auto")
-                                                  : std::string(partition::to_string(req.algorithm))},
-                      {"chosen", rp.name},
-                      {"candidates", cands},
-                      {"discretization", partition::to_string(d.partition.discretization)},
-                      {"seconds", partition_s},
-                      {"imbalance", imbalance}};
+    j["partition"] = {
+        {"algorithm",
+         req.automatic ? std::string("auto") : std::string(partition::to_string(req.algorithm))},
+        {"chosen", rp.name},
+        {"candidates", cands},
+        {"discretization", partition::to_string(d.partition.discretization)},
+        {"seconds", partition_s},
+        {"imbalance", imbalance}};
     j["ranks"] = P;
     j["layout"] = d.mpi.aligned ? "aligned" : "block-cyclic";
     j["grid"] = {grid.rows, grid.cols};

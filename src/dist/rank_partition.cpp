@@ -151,9 +151,9 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
             for (int u = 0; u < c1; ++u) band.push_back(g.rank_of(a * c1 + u, b * c2 + v));
           const auto kc = weighted_cuts(a_major.k.size(), speeds_of(band));
           for (std::size_t q = 0; q < band.size(); ++q) {
-            const TileBox box{{i_cuts[std::size_t(a * c1)], j_cuts[std::size_t(b * c2)], kc[q]},
-                              {i_cuts[std::size_t((a + 1) * c1)], j_cuts[std::size_t((b + 1) * c2)],
-                               kc[q + 1]}};
+            const TileBox box{
+                {i_cuts[std::size_t(a * c1)], j_cuts[std::size_t(b * c2)], kc[q]},
+                {i_cuts[std::size_t((a + 1) * c1)], j_cuts[std::size_t((b + 1) * c2)], kc[q + 1]}};
             if (!box.empty()) zones[std::size_t(band[q])].push_back(box);
           }
         }

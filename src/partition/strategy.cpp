@@ -9,8 +9,8 @@
 
 #include "partition/algorithms.hpp"
 #include "partition/discretize.hpp"
-#include "partition/stepped.hpp"
 #include "partition/speeds.hpp"
+#include "partition/stepped.hpp"
 
 namespace cuboid::partition {
 namespace {
