@@ -198,14 +198,15 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
             auto bc = Kokkos::subview(Bc, slab, cols), ba = Kokkos::subview(Ba, slab, cols);
             Kokkos::parallel_for(
                 "cuboid::dist::sampled_A", policy({0, 0}, {nr, nl}),
-                KOKKOS_LAMBDA(std::int64_t i, std::int64_t l) {
+                // Host lambdas (host policy): they read a std::vector of row indices.
+                [=](std::int64_t i, std::int64_t l) {
                   const double x =
                       double(Scalar(exec::element_value(seed, exec::MatrixId::A, row[i], l0 + l)));
                   ar(i, l) = x, aa(i, l) = std::abs(x);
                 });
             Kokkos::parallel_for(
                 "cuboid::dist::sampled_B", policy({0, 0}, {nl, nc}),
-                KOKKOS_LAMBDA(std::int64_t l, std::int64_t j) {
+                [=](std::int64_t l, std::int64_t j) {
                   const double x =
                       double(Scalar(exec::element_value(seed, exec::MatrixId::B, l0 + l, j0 + j)));
                   bc(l, j) = x, ba(l, j) = std::abs(x);
