@@ -145,7 +145,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   for (std::size_t q = 0; q < specs.size(); ++q) {
     const auto& pp = plan.processors[q];
     const double panels = 2.0 * (double(pp.max_a) + double(pp.max_b) + double(pp.max_c));
-    if (specs[q].kind == platform::ProcessorKind::staged) staged_bytes += 2.0 * panels;
+    if (specs[q].kind == platform::ProcessorKind::staged)
+      staged_bytes += double(exec::buffer_elements(pp, popt.buffer_cost[q]));
     if (specs[q].kind == platform::ProcessorKind::device) staged_bytes += panels;
   }
   partial_bytes *= double(elem), staged_bytes *= double(elem);

@@ -35,6 +35,7 @@ exec::PlanOptions plan_options_for(const deck::Deck& d,
     // Processors that copy (devices, staged) need several steps per piece for the copies of one
     // to overlap the GEMM of another; the host works in place.
     o.min_panels.push_back(p.kind == ProcessorKind::host ? 1 : 4);
+    o.buffer_cost.push_back(exec::buffer_cost(p, element_bytes));
     if (p.kind == ProcessorKind::host) {
       o.budget_elements.push_back(0);
       continue;

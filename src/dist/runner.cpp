@@ -186,29 +186,64 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
   try {
     engine = std::make_unique<exec::Engine<Scalar>>(std::move(res.workers));
     ex = std::make_unique<Exchange<Scalar>>(comm, rp.zones, rp.order, dist, s.slabs_per_box);
-    for (std::size_t p = 0; p < ex->pieces().size(); ++p) {
-      const Piece& piece = ex->pieces()[p];
-      const exec::Rect c = c_panel(rp.order, piece.box), a = ex->a_panel_of(int(p));
-      exec::PlanOptions popt = res.plan_options;
-      // A partial box starts from zero; a box written in place starts from beta*C0.
-      popt.beta_is_zero = piece.first_of_box && (!ex->c_in_place() || s.beta == 0);
-      popt.beta_is_one = !piece.first_of_box || (ex->c_in_place() && s.beta == 1);
-      // Local zones: the piece among this rank's processors, in the piece's own coordinates.
-      partition::TileBox local_box = piece.box;
-      const auto local = local_zones(s.algorithm, s.discretization, proc_speeds, local_box);
-      exec::Plan plan;
-      try {
-        plan = exec::make_plan(local, c.rows(), c.cols(), a.cols(), s.tile, popt);
-      } catch (const std::runtime_error& e) {
-        throw KeyedError("platform.memory_budget_mib",
-                         std::string("platform.memory_budget_mib: ") + e.what() + " of " +
-                             std::to_string(s.tile) + " (problem.tile)");
+    // The engine's buffers fit the largest panels and blocks over all pieces' plans: when that
+    // exceeds a processor's budget, its pieces are planned again with a smaller one.
+    std::vector<std::int64_t> budgets = res.plan_options.budget_elements;
+    for (int attempt = 0;; ++attempt) {
+      plans.clear();
+      for (std::size_t p = 0; p < ex->pieces().size(); ++p) {
+        const Piece& piece = ex->pieces()[p];
+        const exec::Rect c = c_panel(rp.order, piece.box), a = ex->a_panel_of(int(p));
+        exec::PlanOptions popt = res.plan_options;
+        popt.budget_elements = budgets;
+        // A partial box starts from zero; a box written in place starts from beta*C0.
+        popt.beta_is_zero = piece.first_of_box && (!ex->c_in_place() || s.beta == 0);
+        popt.beta_is_one = !piece.first_of_box || (ex->c_in_place() && s.beta == 1);
+        // Local zones: the piece among this rank's processors, in the piece's own coordinates.
+        partition::TileBox local_box = piece.box;
+        const auto local = local_zones(s.algorithm, s.discretization, proc_speeds, local_box);
+        exec::Plan plan;
+        try {
+          plan = exec::make_plan(local, c.rows(), c.cols(), a.cols(), s.tile, popt);
+        } catch (const std::runtime_error& e) {
+          throw KeyedError("platform.memory_budget_mib",
+                           std::string("platform.memory_budget_mib: ") + e.what() + " of " +
+                               std::to_string(s.tile) + " (problem.tile)");
+        }
+        plans.push_back(std::move(plan));
+        if (!ex->a_in_place(int(p))) max_a = std::max(max_a, c.rows() * a.cols());
+        if (!ex->b_in_place(int(p))) max_b = std::max(max_b, a.cols() * c.cols());
       }
-      engine->reserve(plan);  // every buffer is made here, before the first repetition
-      plans.push_back(std::move(plan));
-      if (!ex->a_in_place(int(p))) max_a = std::max(max_a, c.rows() * a.cols());
-      if (!ex->b_in_place(int(p))) max_b = std::max(max_b, a.cols() * c.cols());
+      bool fits = true;
+      for (std::size_t q = 0; q < budgets.size(); ++q) {
+        const std::int64_t budget = res.plan_options.budget_elements[q];
+        if (budget <= 0) continue;
+        const exec::BufferCost cost = q < res.plan_options.buffer_cost.size()
+                                          ? res.plan_options.buffer_cost[q]
+                                          : exec::BufferCost{};
+        exec::ProcessorPlan all;  // the largest needs over the pieces
+        for (const auto& plan : plans) {
+          if (q >= plan.processors.size() || plan.processors[q].steps.empty()) continue;
+          const auto& pp = plan.processors[q];
+          all.steps.resize(1);
+          all.max_ab = std::max(all.max_ab, pp.max_ab);
+          all.max_c = std::max(all.max_c, pp.max_c);
+        }
+        const std::int64_t need = exec::buffer_elements(all, cost);
+        if (need <= budget) continue;
+        fits = false;
+        budgets[q] = std::min(budgets[q] - 1,
+                              std::int64_t(double(budgets[q]) * double(budget) / double(need)));
+        if (budgets[q] <= cost.fixed || attempt == 32)
+          throw KeyedError("platform.memory_budget_mib",
+                           "platform.memory_budget_mib: memory budget too small for the pieces of "
+                           "this rank at " +
+                               std::to_string(s.tile) + " (problem.tile)");
+      }
+      if (fits) break;
     }
+    // Every buffer is made here, before the first repetition.
+    for (const auto& plan : plans) engine->reserve(plan);
     if (!ex->c_in_place())
       for (int b = 0; b < ex->boxes(); ++b) {
         const exec::Rect& c = ex->box_panel(b);

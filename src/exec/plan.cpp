@@ -31,14 +31,15 @@ Rect to_elements(const partition::TileBox& b, std::int64_t m, std::int64_t n, st
 
 // Cuts a piece into steps that fit `budget` elements of buffers. Keeps C blocks as large as
 // possible (they are the expensive part to move) and streams along k first.
+using Part = std::tuple<Rect, std::int64_t, std::int64_t>;  // C block, k range
+
 void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int64_t tile,
-                      std::int64_t budget, int min_panels,
-                      std::vector<std::tuple<Rect, std::int64_t, std::int64_t>>& out) {
+                      std::int64_t budget, int min_panels, int c_blocks, std::vector<Part>& out) {
   const std::int64_t depth = l1 - l0;
   // Deepest panel that still gives min_panels panels, on tile boundaries.
   const std::int64_t wanted =
       min_panels > 1 ? std::max(tile, (depth / min_panels + tile - 1) / tile * tile) : depth;
-  if (budget <= 0 || staged_footprint(c.rows(), c.cols(), depth) <= budget) {
+  if (budget <= 0 || staged_footprint(c.rows(), c.cols(), depth, c_blocks) <= budget) {
     if (wanted >= depth) {
       out.emplace_back(c, l0, l1);
     } else {
@@ -48,7 +49,7 @@ void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int6
     return;
   }
   // Deepest panel (a multiple of the tile) that fits next to this C block.
-  const std::int64_t room = budget - 2 * c.rows() * c.cols();
+  const std::int64_t room = budget - c_blocks * c.rows() * c.cols();
   std::int64_t panel = room > 0 ? std::min(wanted, room / (2 * (c.rows() + c.cols()))) : 0;
   if (panel >= std::min(depth, tile)) {
     if (panel < depth) panel = std::max(tile, panel / tile * tile);
@@ -71,14 +72,78 @@ void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int6
     std::int64_t mid = c.j0 + std::max(tile, (c.cols() / 2) / tile * tile);
     a.j1 = mid, b.j0 = mid;
   }
-  split_for_budget(a, l0, l1, tile, budget, min_panels, out);
-  split_for_budget(b, l0, l1, tile, budget, min_panels, out);
+  split_for_budget(a, l0, l1, tile, budget, min_panels, c_blocks, out);
+  split_for_budget(b, l0, l1, tile, budget, min_panels, c_blocks, out);
+}
+
+// Cuts every piece of one processor. The buffers are sized for the largest panels and the largest
+// C block over all steps, which may come from different steps; so when their sum exceeds the
+// budget, the pieces are cut again with a smaller one: the largest that fits, found by bisection.
+std::vector<std::vector<Part>> split_pieces(const std::vector<Part>& pieces, std::int64_t tile,
+                                            std::int64_t budget, int min_panels,
+                                            const BufferCost& cost) {
+  const std::int64_t limit = budget - cost.fixed;  // for panels and C blocks
+  if (budget > 0 && limit <= 0)
+    throw std::runtime_error("memory budget too small for the processor's staging ring");
+  // Cuts with `room`; returns the elements the buffers then need.
+  auto cut = [&](std::int64_t room, std::vector<std::vector<Part>>& out) {
+    out.assign(pieces.size(), {});
+    std::int64_t max_ab = 0, max_c = 0;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      const auto& [c, l0, l1] = pieces[i];
+      auto& parts = out[i];
+      split_for_budget(c, l0, l1, tile, room, min_panels, cost.c_blocks, parts);
+      // The first step's copies cannot overlap anything: a processor that overlaps copies
+      // starts with a panel of one tile, so that less waits to fill the pipeline.
+      if (i == 0 && min_panels > 1 && !parts.empty()) {
+        auto [rect, a, z] = parts.front();
+        if (z - a > tile) {
+          parts.front() = std::make_tuple(rect, a, a + tile);
+          parts.insert(parts.begin() + 1, std::make_tuple(rect, a + tile, z));
+        }
+      }
+      for (const auto& [rect, a, z] : parts) {
+        max_ab = std::max(max_ab, (rect.rows() + rect.cols()) * (z - a));
+        max_c = std::max(max_c, rect.rows() * rect.cols());
+      }
+    }
+    return 2 * max_ab + cost.c_blocks * max_c;
+  };
+  std::vector<std::vector<Part>> out, trial;
+  if (budget <= 0) {
+    cut(0, out);  // no budget: pieces are cut only into min_panels panels
+    return out;
+  }
+  if (cut(limit, out) <= limit) return out;
+  // Shrink until it fits, then bisect between the last room that failed and the one that fits.
+  std::int64_t bad = limit, good = limit;
+  do {
+    bad = good;
+    good = good * 9 / 10;
+    if (good <= 0) throw std::runtime_error("memory budget too small for a single tile");
+  } while (cut(good, out) > limit);
+  while (bad - good > std::max<std::int64_t>(1, good / 256)) {
+    const std::int64_t mid = good + (bad - good) / 2;
+    if (cut(mid, trial) <= limit) {
+      good = mid;
+      out.swap(trial);
+    } else {
+      bad = mid;
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
-std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
-  return 2 * (rows * depth + depth * cols) + 2 * rows * cols;
+std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t depth,
+                              int c_blocks) {
+  return 2 * (rows * depth + depth * cols) + c_blocks * rows * cols;
+}
+
+std::int64_t buffer_elements(const ProcessorPlan& pp, const BufferCost& cost) {
+  if (pp.steps.empty()) return 0;
+  return cost.fixed + 2 * pp.max_ab + cost.c_blocks * pp.max_c;
 }
 
 Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, std::int64_t n,
@@ -116,6 +181,16 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
     ProcessorPlan& pp = plan.processors[std::size_t(q)];
     const std::int64_t budget =
         q < int(options.budget_elements.size()) ? options.budget_elements[std::size_t(q)] : 0;
+    const int min_panels =
+        q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
+    const BufferCost cost =
+        q < int(options.buffer_cost.size()) ? options.buffer_cost[std::size_t(q)] : BufferCost{};
+    std::vector<Part> pieces;
+    for (const auto& b : zones[std::size_t(q)])
+      if (!b.empty())
+        pieces.emplace_back(to_elements(b, m, n, tile), b.lo[2] * tile,
+                            std::min(b.hi[2] * tile, k));
+    const auto split = split_pieces(pieces, tile, budget, min_panels, cost);
     TileGrid<char> touched(M, N, 0);  // by this processor's direct steps so far
     int piece_index = 0;
     for (const auto& b : zones[std::size_t(q)]) {
@@ -131,7 +206,6 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
           if (touched.at(i, j)) fresh = false;
         }
       const Rect c = to_elements(b, m, n, tile);
-      const std::int64_t l0 = b.lo[2] * tile, l1 = std::min(b.hi[2] * tile, k);
       int dest = -1;
       BetaUse first_beta = BetaUse::one;
       if (direct) {
@@ -154,19 +228,7 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
           dest = it->second;
         }
       }
-      std::vector<std::tuple<Rect, std::int64_t, std::int64_t>> parts;
-      const int min_panels =
-          q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
-      split_for_budget(c, l0, l1, tile, budget, min_panels, parts);
-      // The first step's copies cannot overlap anything: a processor that overlaps copies
-      // starts with a panel of one tile, so that less waits to fill the pipeline.
-      if (piece_index == 0 && min_panels > 1 && !parts.empty()) {
-        auto [rect, a, z] = parts.front();
-        if (z - a > tile) {
-          parts.front() = std::make_tuple(rect, a, a + tile);
-          parts.insert(parts.begin() + 1, std::make_tuple(rect, a + tile, z));
-        }
-      }
+      const std::vector<Part>& parts = split[std::size_t(piece_index)];
       // Steps on the same sub-block follow each other, so the block stays resident.
       for (std::size_t s = 0; s < parts.size(); ++s) {
         const auto& [rect, a, z] = parts[s];
@@ -183,6 +245,7 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
         pp.max_a = std::max(pp.max_a, rect.rows() * st.depth());
         pp.max_b = std::max(pp.max_b, st.depth() * rect.cols());
         pp.max_c = std::max(pp.max_c, rect.rows() * rect.cols());
+        pp.max_ab = std::max(pp.max_ab, (rect.rows() + rect.cols()) * st.depth());
         pp.steps.push_back(st);
       }
       ++piece_index;

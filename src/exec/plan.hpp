@@ -52,6 +52,15 @@ struct ProcessorPlan {
   double flops = 0;
   // Largest panels and blocks of any step: what a staged processor allocates (elements).
   std::int64_t max_a = 0, max_b = 0, max_c = 0;
+  std::int64_t max_ab = 0;  // largest A and B panels of one step together
+};
+
+// What a copying processor's buffers cost against its budget, besides two A+B panel buffers:
+// the C blocks it holds (two on a device; four when its staging lives in the same memory, as a
+// staged processor's does) and fixed buffers (a staging ring in the same memory), in elements.
+struct BufferCost {
+  int c_blocks = 2;
+  std::int64_t fixed = 0;
 };
 
 struct Plan {
@@ -65,19 +74,24 @@ struct Plan {
 struct PlanOptions {
   bool beta_is_one = false;   // then nothing needs scaling and no GEMM needs the old C scaled
   bool beta_is_zero = false;  // then a GEMM that applies beta needs no old C at all
-  // Elements each processor may hold at once (A and B panels double-buffered, two C blocks);
-  // 0 means it works in place and needs no buffers.
+  // Elements each processor's buffers may hold over the whole plan (see BufferCost); 0 means it
+  // works in place and needs no buffers.
   std::vector<std::int64_t> budget_elements;
   // Fewest k-panels each piece of a processor is cut into (1 when absent). A device needs
   // several: with a single step there is nothing for the copies to overlap with. With more
   // than one, the processor's first step is also cut to one tile deep (pipeline fill).
   std::vector<int> min_panels;
+  // Per processor (BufferCost{} when absent): what counts against its budget.
+  std::vector<BufferCost> buffer_cost;
 };
 
 Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, std::int64_t n,
                std::int64_t k, std::int64_t tile, const PlanOptions& options);
 
-// The buffers a staged processor needs for the given block shape (elements).
-std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t depth);
+// The buffers a copying processor needs for one step of the given shape (elements).
+std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t depth,
+                              int c_blocks = 2);
+// The buffers it holds for a whole plan (elements): what must stay within its budget.
+std::int64_t buffer_elements(const ProcessorPlan& pp, const BufferCost& cost);
 
 }  // namespace cuboid::exec

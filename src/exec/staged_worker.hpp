@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <thread>
+#include <type_traits>
 
 #include "exec/backends.hpp"
 #include "exec/worker.hpp"
@@ -47,6 +48,16 @@ class StagedWorker final : public Worker<Scalar> {
         copy_threads_(spec.threads > 0
                           ? spec.threads
                           : std::max(1, std::min(4, int(std::thread::hardware_concurrency())))) {}
+
+  // What its buffers cost against its memory budget (see make_plan): the C staging and the
+  // input ring count too when they live in the same memory as the buffers.
+  static BufferCost buffer_cost(std::size_t element_bytes) {
+    constexpr bool shared = std::is_same_v<staging_space, mem_space>;
+    BufferCost c;
+    c.c_blocks = shared ? 4 : 2;
+    c.fixed = shared ? kRing * kChunkBytes / std::int64_t(element_bytes) : 0;
+    return c;
+  }
 
   void prepare(const ProcessorPlan& plan) override {
     std::int64_t ab = 0, c = 0, column = 1, upload = 1;

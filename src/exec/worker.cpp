@@ -41,6 +41,22 @@ std::unique_ptr<Worker<Scalar>> make_worker(const platform::ProcessorSpec& spec)
   throw std::logic_error("no worker for processor " + spec.name + " in this build");
 }
 
+BufferCost buffer_cost(const platform::ProcessorSpec& spec, std::size_t element_bytes) {
+  switch (spec.kind) {
+    case platform::ProcessorKind::host:
+      return BufferCost{};  // works in place: no budget applies
+    case platform::ProcessorKind::staged:
+      return StagedWorker<double, StagedHostBackend>::buffer_cost(element_bytes);
+    case platform::ProcessorKind::device:
+#if defined(KOKKOS_ENABLE_CUDA)
+      return StagedWorker<double, CudaBackend>::buffer_cost(element_bytes);
+#else
+      break;
+#endif
+  }
+  return BufferCost{};
+}
+
 template std::unique_ptr<Worker<double>> make_worker<double>(const platform::ProcessorSpec&);
 template std::unique_ptr<Worker<float>> make_worker<float>(const platform::ProcessorSpec&);
 

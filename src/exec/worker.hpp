@@ -65,6 +65,9 @@ class Worker {
 template <class Scalar>
 std::unique_ptr<Worker<Scalar>> make_worker(const platform::ProcessorSpec& spec);
 
+// What the buffers of the worker made for `spec` cost against its memory budget.
+BufferCost buffer_cost(const platform::ProcessorSpec& spec, std::size_t element_bytes);
+
 double now_seconds();
 
 // Best GEMM rate (GFLOP/s) of C = A*B on `space` for s x s views, timed for at most

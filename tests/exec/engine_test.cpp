@@ -2,6 +2,7 @@
 // discretisation, one to three processors with separate memories, odd sizes, alpha/beta cases.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -197,6 +198,38 @@ TEST(Engine, OneEngineRunsManyPlansWithinItsReservation) {
       EXPECT_LT(worst, 1e-12) << "plan " << p << " round " << round;
       EXPECT_EQ(engine.reserved_bytes(), reserved) << "a reserved plan allocated during its run";
     }
+  }
+}
+
+TEST(Engine, StagedBuffersStayWithinTheMemoryBudget) {
+  // What the staged worker really allocates (panels, C blocks, C staging, input ring) for
+  // plans made with its own buffer cost never exceeds the budget, for several shapes at once.
+  auto specs = platform::resolve_processors({"staged", "host"}, "test");
+  const exec::BufferCost cost = exec::buffer_cost(specs[0], sizeof(double));
+  EXPECT_EQ(cost.c_blocks, 4) << "a staged processor's C staging is in the same memory";
+  for (const std::int64_t budget_extra : {20000, 150000}) {
+    const std::int64_t budget = cost.fixed + budget_extra;
+    auto staged = exec::make_worker<double>(specs[0]);
+    for (const auto& [m, n, k] :
+         {std::array<std::int64_t, 3>{300, 40, 200}, std::array<std::int64_t, 3>{40, 280, 350},
+          std::array<std::int64_t, 3>{200, 200, 64}}) {
+      const std::int64_t tile = 16;
+      const partition::TileExtent t{(m + tile - 1) / tile, (n + tile - 1) / tile,
+                                    (k + tile - 1) / tile};
+      exec::PlanOptions o;
+      o.budget_elements = {budget, 0};
+      o.buffer_cost = {cost, exec::BufferCost{}};
+      o.min_panels = {4, 1};
+      const auto plan = exec::make_plan(
+          partition::partition_tiles(partition::Algorithm::nrrp3d,
+                                     partition::Discretization::precise, {1.0, 1.0}, t),
+          m, n, k, tile, o);
+      staged->prepare(plan.processors[0]);
+      EXPECT_LE(exec::buffer_elements(plan.processors[0], cost), budget);
+    }
+    EXPECT_GT(staged->reserved_bytes(), 0);
+    EXPECT_LE(staged->reserved_bytes(), double(budget) * sizeof(double))
+        << "budget " << budget << " elements";
   }
 }
 

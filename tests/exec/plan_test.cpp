@@ -74,6 +74,50 @@ TEST(Plan, EveryAlgorithmCoversOnceAndAppliesBetaOnce) {
   }
 }
 
+TEST(Plan, BuffersOverAllStepsStayWithinTheBudget) {
+  // The buffers are sized by the largest panels and the largest C block over all steps, which
+  // may come from different steps (pieces of different shapes): their sum must fit.
+  std::mt19937 rng(7);
+  int shrunk = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    std::uniform_int_distribution<std::int64_t> dim(20, 300);
+    const Problem p{dim(rng), dim(rng), dim(rng), 16};
+    const std::vector<exec::BufferCost> costs = {{2, 0}, {4, 0}, {4, 500}};
+    const auto cost = costs[std::size_t(trial) % costs.size()];
+    const std::int64_t budget =
+        cost.fixed + std::uniform_int_distribution<std::int64_t>(4000, 60000)(rng);
+    exec::PlanOptions o;
+    o.budget_elements = {budget, budget, budget};
+    o.buffer_cost = {cost, cost, cost};
+    o.min_panels = {4, 1, 4};
+    const auto alg = trial % 2 ? partition::Algorithm::nrrp3d : partition::Algorithm::grid;
+    const auto plan = plan_for(alg, partition::Discretization::precise, {1.0, 2.5, 0.7}, p, o);
+    check_plan(plan, p, false);
+    for (const auto& pp : plan.processors) {
+      if (pp.steps.empty()) continue;
+      EXPECT_LE(exec::buffer_elements(pp, cost), budget)
+          << p.m << "x" << p.n << "x" << p.k << " budget " << budget;
+      // Without the whole-plan rule, each step alone would fit but the sum need not.
+      std::int64_t step_max = 0;
+      for (const auto& st : pp.steps)
+        step_max = std::max(
+            step_max, exec::staged_footprint(st.c.rows(), st.c.cols(), st.depth(), cost.c_blocks));
+      shrunk += exec::buffer_elements(pp, cost) - cost.fixed > step_max ? 1 : 0;
+    }
+  }
+  EXPECT_GT(shrunk, 0) << "no case had its largest panel and block in different steps";
+}
+
+TEST(Plan, BudgetBelowTheFixedBuffersIsRefused) {
+  const Problem p{64, 64, 64, 16};
+  exec::PlanOptions o;
+  o.budget_elements = {100};
+  o.buffer_cost = {{4, 100}};
+  EXPECT_THROW(
+      plan_for(partition::Algorithm::slab, partition::Discretization::rounded, {1.0}, p, o),
+      std::runtime_error);
+}
+
 TEST(Plan, BudgetSplitsStepsAndKeepsBlocksResident) {
   const Problem p{96, 80, 200, 16};
   exec::PlanOptions o;
