@@ -201,6 +201,30 @@ double Communicator::wait_all_received(std::vector<MPI_Request>& requests) {
   return bytes;
 }
 
+bool Communicator::test_all(std::vector<MPI_Request>& requests) {
+  if (requests.empty()) return true;
+  int done = 0;
+  check(MPI_Testall(int(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+        "MPI_Testall");
+  if (done) requests.clear();
+  return done != 0;
+}
+
+bool Communicator::test_all_received(std::vector<MPI_Request>& requests, double& bytes) {
+  if (requests.empty()) return true;
+  std::vector<MPI_Status> status(requests.size());
+  int done = 0;
+  check(MPI_Testall(int(requests.size()), requests.data(), &done, status.data()), "MPI_Testall");
+  if (!done) return false;
+  for (auto& st : status) {
+    int count = 0;
+    check(MPI_Get_count(&st, MPI_BYTE, &count), "MPI_Get_count");
+    bytes += double(count);
+  }
+  requests.clear();
+  return true;
+}
+
 void Communicator::progress() const {
   int flag = 0;
   MPI_Status st;

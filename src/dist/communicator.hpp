@@ -75,6 +75,10 @@ class Communicator {
   // The same for receives, returning the bytes they delivered (MPI_Get_count): what MPI
   // measured, to set beside what the plan expected.
   static double wait_all_received(std::vector<MPI_Request>& requests);
+  // Non-blocking forms: true (and the requests cleared, a receive's bytes added to `bytes`)
+  // when every request has completed.
+  static bool test_all(std::vector<MPI_Request>& requests);
+  static bool test_all_received(std::vector<MPI_Request>& requests, double& bytes);
   // Gives MPI a chance to move pending messages (a non-blocking probe: any MPI call progresses
   // the library, and a probe has no side effects).
   void progress() const;

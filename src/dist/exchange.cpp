@@ -297,8 +297,16 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
 }
 
 template <class Scalar>
-void Exchange<Scalar>::progress() const {
+bool Exchange<Scalar>::progress() {
   comm_.progress();
+  // Completed requests are retired here (receives with their byte counts), so that once the
+  // inputs have arrived and left, the caller stops polling. The partial C blocks' receives are
+  // left alone: they complete only after the other ranks' compute, so polling for them would
+  // wake a core the GEMMs use for nothing.
+  bool pending = !Communicator::test_all(send_requests_);
+  for (auto& r : stage_requests_)
+    pending |= !Communicator::test_all_received(r, counters_.recv_mpi);
+  return pending;
 }
 
 template <class Scalar>

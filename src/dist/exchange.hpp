@@ -68,8 +68,9 @@ class Exchange {
   // Waits for stage s and fills the panels of piece s that are not in place.
   void inputs_for(int s, const Storage& A_local, const Storage& B_local, const Matrix& A_panel,
                   const Matrix& B_panel);
-  // Lets MPI move messages while the caller computes (between waits nothing else would).
-  void progress() const;
+  // Lets MPI move messages while the caller computes (between waits nothing else would) and
+  // retires completed requests; false when none is left outstanding.
+  bool progress();
   // Sends this rank's partials and reduces the owned C blocks into C_local; waits for every
   // send of the product before returning. Nothing to do when C is in place.
   void reduce(const std::vector<Matrix>& box_c, const Storage& C0_local, Scalar beta,

@@ -338,7 +338,8 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
         const Scalar piece_beta = !piece.first_of_box ? Scalar(1)
                                   : ex->c_in_place()  ? beta
                                                       : Scalar(0);
-        auto result = engine->run(plans[p], Ap, Bp, Cp, alpha, piece_beta, [&] { ex->progress(); });
+        auto result =
+            engine->run(plans[p], Ap, Bp, Cp, alpha, piece_beta, [&] { return ex->progress(); });
         rep.phases.compute += sw.seconds();
         for (std::size_t q = 0; q < result.workers.size(); ++q) {
           auto& w = rep.workers[q];

@@ -51,7 +51,7 @@ double Engine<Scalar>::reserved_bytes() const {
 template <class Scalar>
 RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
                               const HostMatrix<Scalar>& B, const HostMatrix<Scalar>& C,
-                              Scalar alpha, Scalar beta, const std::function<void()>& poll) {
+                              Scalar alpha, Scalar beta, const std::function<bool()>& poll) {
   using host = Kokkos::DefaultHostExecutionSpace;
   using rank2 = Kokkos::MDRangePolicy<host, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
   if (std::int64_t(C.extent(0)) != plan.m || std::int64_t(C.extent(1)) != plan.n ||
@@ -103,7 +103,7 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
     if (poll) {
       try {
         for (std::size_t next = 0; next < lanes_.size();) {
-          poll();
+          if (!poll()) break;
           // Sleeps on the first unfinished lane: no busy spinning between polls.
           while (next < lanes_.size() && lanes_[next]->wait_for(std::chrono::microseconds(100)))
             ++next;

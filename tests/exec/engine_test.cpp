@@ -188,7 +188,7 @@ TEST(Engine, OneEngineRunsManyPlansWithinItsReservation) {
       exec::fill_random(C0, 5 + p, exec::MatrixId::C);
       Kokkos::deep_copy(C, C0);
       int polls = 0;
-      engine.run(plans[p], A, B, C, 1.5, -0.5, [&] { ++polls; });
+      engine.run(plans[p], A, B, C, 1.5, -0.5, [&] { return ++polls > 0; });
       EXPECT_GE(polls, 1) << "poll is called while the workers compute";
       const auto ref = naive(A, B, C0, 1.5, -0.5);
       double worst = 0;
@@ -246,8 +246,9 @@ TEST(Engine, PollFailureWaitsForWorkersThenPropagates) {
                                  {1, 1}, {8, 8, 8}),
       m, m, m, 8, o);
   exec::HostMatrix<double> A("A", m, m), B("B", m, m), C("C", m, m);
-  EXPECT_THROW(engine.run(plan, A, B, C, 1.0, 0.0, [] { throw std::runtime_error("poll"); }),
-               std::runtime_error);
+  EXPECT_THROW(
+      engine.run(plan, A, B, C, 1.0, 0.0, []() -> bool { throw std::runtime_error("poll"); }),
+      std::runtime_error);
   // The engine is still usable: its lanes finished the aborted run.
   exec::fill_random(A, 2, exec::MatrixId::A);
   exec::fill_random(B, 2, exec::MatrixId::B);
