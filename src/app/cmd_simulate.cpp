@@ -86,6 +86,12 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
       throw Error(from + ": every rank's speed factor is 0: no rank has a positive speed");
     if (const auto problem = partition::speed_problem(working))
       throw Error(from + ": " + *problem + " (the nonzero speed factors)");
+    const auto tasks = checked_product(
+        {ceil_div(pr.m, pr.tile), ceil_div(pr.n, pr.tile), ceil_div(pr.k, pr.tile)});
+    if (std::int64_t(working.size()) > *tasks)
+      throw Error("--ranks " + std::to_string(P) + ": " + std::to_string(working.size()) +
+                  " ranks with work but only " + std::to_string(*tasks) + " tile tasks (" +
+                  d.at("problem.tile") + "): use a smaller problem.tile or fewer ranks");
   }
   const double mean_factor = std::accumulate(factors.begin(), factors.end(), 0.0) / P;
   dist::RankPartitionRequest req;

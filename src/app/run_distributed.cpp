@@ -365,7 +365,7 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
   s.rank_info = report::to_json(report::this_process());
   const auto out = dist::run_distributed<Scalar>(s, comm, res, [&](const std::string& key) {
     if (key == "platform.speeds") return speeds_origin(d, res.speeds);
-    return key == "mpi.rank_speeds" ? d.at(key) : d.location(key);
+    return key == "mpi.rank_speeds" || key == "problem.tile" ? d.at(key) : d.location(key);
   });
   if (comm.rank() == 0) {
     for (std::size_t r = 0; r < out.times_s.size(); ++r)

@@ -50,7 +50,8 @@ struct Run {
   bool validate = true;
 };
 
-// Across MPI ranks (issue: MPI layer). Ignored by single-process runs.
+// Across MPI ranks: used under mpirun at any number of ranks (one included) and by simulate;
+// ignored only by runs started without mpirun.
 struct Mpi {
   std::vector<int> grid;   // process grid [P_r, P_c] of the block-cyclic layout; empty: near-square
   std::int64_t block = 0;  // block-cyclic block size; 0: the tile size

@@ -144,6 +144,15 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
         if (v > 0) working.push_back(v);
       if (working.empty())
         throw KeyedError(speed_key, "no rank has a positive speed: nobody would compute");
+      const double tasks = double((s.m + s.tile - 1) / s.tile) *
+                           double((s.n + s.tile - 1) / s.tile) *
+                           double((s.k + s.tile - 1) / s.tile);
+      if (double(working.size()) > tasks)
+        throw KeyedError("problem.tile", std::to_string(working.size()) +
+                                             " ranks with work but only " +
+                                             std::to_string(std::int64_t(tasks)) +
+                                             " tile tasks: use a smaller problem.tile or fewer "
+                                             "ranks (or give some a speed factor of 0)");
       if (const auto problem = partition::speed_problem(working))
         throw KeyedError(speed_key,
                          "the ranks' speeds (their processors' GFLOP/s times their "

@@ -28,8 +28,8 @@
 // m = n = k = 8192, b = 256 in float the bound is about 2: some 70 % of the 65536 elements of
 // the tile fail, where the normwise bound (about 2.2e4 against a change of 1.4e3) let some 260
 // lost tasks pass. The margin shrinks as k grows: in float with b = 256 a lost task is still
-// seen by tens of elements at k = 25000, and may pass unseen beyond about k = 40000 (in
-// double, beyond k = 10^9). A changed element is caught when its change exceeds its bound.
+// seen by tens of elements at k = 25000, and may pass unseen beyond about k = 28000 (in
+// double, beyond k = 7e8). A changed element is caught when its change exceeds its bound.
 //
 // Cost: the reference GEMM and the GEMM of absolute values; |A| and |B| are taken block by
 // block (at most kBlock rows of A and columns of B at a time), so the check needs, beyond the
