@@ -25,15 +25,16 @@ struct StagedHostBackend {
   }
 };
 
-#if defined(KOKKOS_ENABLE_CUDA)
-// A GPU: buffers in CudaSpace, staging in pinned host memory (so that copies are asynchronous
-// DMA), and three instances on streams of their own (copies in, GEMMs, copies out).
-struct CudaBackend {
-  using exec_space = Kokkos::Cuda;
-  using memory_space = Kokkos::CudaSpace;
-  using staging_space = Kokkos::CudaHostPinnedSpace;
+#if CUBOID_DEVICE_BACKEND
+// A GPU (CUDA or HIP, whichever Kokkos backend this build has): buffers in device memory,
+// staging in pinned host memory (so that copies are asynchronous DMA), and three instances on
+// streams of their own (copies in, GEMMs, copies out).
+struct DeviceBackend {
+  using exec_space = platform::DeviceExecSpace;
+  using memory_space = platform::DeviceMemorySpace;
+  using staging_space = platform::DevicePinnedSpace;
   static std::array<exec_space, 3> instances(const platform::ProcessorSpec& spec) {
-    // Kokkos drives one device per process: cuda:N must be that device.
+    // Kokkos drives one device per process: cuda:N (hip:N) must be that device.
     platform::require_active_device(spec.index, "platform.processors");
     auto v = platform::make_device_instances(3);
     return {v[0], v[1], v[2]};

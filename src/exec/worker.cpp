@@ -32,8 +32,8 @@ std::unique_ptr<Worker<Scalar>> make_worker(const platform::ProcessorSpec& spec)
     case platform::ProcessorKind::staged:
       return std::make_unique<StagedWorker<Scalar, StagedHostBackend>>(spec);
     case platform::ProcessorKind::device:
-#if defined(KOKKOS_ENABLE_CUDA)
-      return std::make_unique<StagedWorker<Scalar, CudaBackend>>(spec);
+#if CUBOID_DEVICE_BACKEND
+      return std::make_unique<StagedWorker<Scalar, DeviceBackend>>(spec);
 #else
       break;
 #endif
