@@ -1,16 +1,19 @@
 # Kokkos: any version from 3.4 on, found without a version so that 4.x and 5.x are accepted.
-# A build tree pointed at another Kokkos (Kokkos_ROOT changed since the last configure) forgets
-# the Kokkos and Kokkos Kernels it found before; the feature checks below then run again.
+# A build tree pointed at another Kokkos (a Kokkos_ROOT other than the one of the last configure)
+# forgets the Kokkos and Kokkos Kernels it found before; the feature checks below then run
+# again. An unset Kokkos_ROOT (a rebuild from another shell) keeps what the cache has.
 set(_cuboid_root "${Kokkos_ROOT}")
 if(NOT _cuboid_root)
   set(_cuboid_root "$ENV{Kokkos_ROOT}")
 endif()
-if(DEFINED CACHE{CUBOID_KOKKOS_ROOT_USED} AND NOT "${_cuboid_root}" STREQUAL "${CUBOID_KOKKOS_ROOT_USED}")
-  message(STATUS "cuboid: Kokkos_ROOT changed (was '${CUBOID_KOKKOS_ROOT_USED}'): finding Kokkos again")
-  unset(Kokkos_DIR CACHE)
-  unset(KokkosKernels_DIR CACHE)
+if(_cuboid_root)
+  if(DEFINED CACHE{CUBOID_KOKKOS_ROOT_USED} AND NOT "${_cuboid_root}" STREQUAL "${CUBOID_KOKKOS_ROOT_USED}")
+    message(STATUS "cuboid: Kokkos_ROOT changed (was '${CUBOID_KOKKOS_ROOT_USED}'): finding Kokkos again")
+    unset(Kokkos_DIR CACHE)
+    unset(KokkosKernels_DIR CACHE)
+  endif()
+  set(CUBOID_KOKKOS_ROOT_USED "${_cuboid_root}" CACHE INTERNAL "Kokkos_ROOT of the last configure that had one")
 endif()
-set(CUBOID_KOKKOS_ROOT_USED "${_cuboid_root}" CACHE INTERNAL "Kokkos_ROOT of the last configure")
 find_package(Kokkos REQUIRED)
 if(Kokkos_VERSION VERSION_LESS 3.4)
   message(FATAL_ERROR
