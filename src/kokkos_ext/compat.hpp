@@ -66,8 +66,8 @@ constexpr bool blas_scalar =
 template <class ExecSpace, class AView, class BView, class CView>
 void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const AView& A,
           const BView& B, typename CView::const_value_type beta, const CView& C) {
-  using Scalar = typename CView::non_const_value_type;
 #if CUBOID_REQUIRE_VENDOR_GEMM
+  using Scalar = typename CView::non_const_value_type;
   if constexpr (blas_scalar<Scalar> && vendor_gemm_built<typename CView::memory_space>()) {
     static_assert(gemm_uses_vendor_blas<ExecSpace, AView, BView, CView>(),
                   "cuboid: this GEMM would run Kokkos Kernels' own kernel although it was built "
