@@ -157,7 +157,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadDeck{"bad_algorithm",
                 "[partition]\nalgorithm = \"nrrp4d\"\n",
                 {},
-                "\"nrrp4d\" is not one of \"nrrp3d\""},
+                "\"nrrp4d\" is not one of \"auto\", \"nrrp3d\""},
         BadDeck{"discretization_none",
                 "[partition]\ndiscretization = \"none\"\n",
                 {},
