@@ -1,18 +1,23 @@
 # Kokkos: any version from 3.4 on, found without a version so that 4.x and 5.x are accepted.
-# A build tree pointed at another Kokkos (a Kokkos_ROOT other than the one of the last configure)
-# forgets the Kokkos and Kokkos Kernels it found before; the feature checks below then run
-# again. An unset Kokkos_ROOT (a rebuild from another shell) keeps what the cache has.
+# A build tree given a Kokkos_ROOT (variable or environment) whose prefix does not hold the
+# Kokkos it found before forgets that Kokkos and its Kokkos Kernels, whichever way they were
+# found (Kokkos_ROOT, CMAKE_PREFIX_PATH); the feature checks below then run again. Without a
+# Kokkos_ROOT the cached Kokkos stays (a rebuild from another shell): scripts/check always
+# passes the prefix it chose.
 set(_cuboid_root "${Kokkos_ROOT}")
 if(NOT _cuboid_root)
   set(_cuboid_root "$ENV{Kokkos_ROOT}")
 endif()
-if(_cuboid_root)
-  if(DEFINED CACHE{CUBOID_KOKKOS_ROOT_USED} AND NOT "${_cuboid_root}" STREQUAL "${CUBOID_KOKKOS_ROOT_USED}")
-    message(STATUS "cuboid: Kokkos_ROOT changed (was '${CUBOID_KOKKOS_ROOT_USED}'): finding Kokkos again")
+if(_cuboid_root AND Kokkos_DIR)
+  get_filename_component(_cuboid_root_real "${_cuboid_root}" REALPATH)
+  get_filename_component(_cuboid_dir_real "${Kokkos_DIR}" REALPATH)
+  string(FIND "${_cuboid_dir_real}/" "${_cuboid_root_real}/" _cuboid_at)
+  if(NOT _cuboid_at EQUAL 0)
+    message(STATUS "cuboid: Kokkos_ROOT ${_cuboid_root} does not hold the Kokkos found before "
+                   "(${Kokkos_DIR}): finding Kokkos and Kokkos Kernels again")
     unset(Kokkos_DIR CACHE)
     unset(KokkosKernels_DIR CACHE)
   endif()
-  set(CUBOID_KOKKOS_ROOT_USED "${_cuboid_root}" CACHE INTERNAL "Kokkos_ROOT of the last configure that had one")
 endif()
 find_package(Kokkos REQUIRED)
 if(Kokkos_VERSION VERSION_LESS 3.4)
@@ -35,10 +40,15 @@ endif()
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
 
-# Kokkos Kernels usually sits in Kokkos' prefix: look there first, so that Kokkos_ROOT (which
-# guides only find_package(Kokkos)) is enough. KokkosKernels_ROOT and CMAKE_PREFIX_PATH still work.
+# Kokkos Kernels usually sits in Kokkos' prefix: look there first and only there (HINTS would
+# come after CMAKE_PREFIX_PATH, which may name another Kokkos' prefix), so that Kokkos_ROOT
+# (which guides only find_package(Kokkos)) is enough. Then KokkosKernels_ROOT and
+# CMAKE_PREFIX_PATH, as usual.
 get_filename_component(_cuboid_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
-find_package(KokkosKernels QUIET HINTS "${_cuboid_kokkos_prefix}")
+find_package(KokkosKernels QUIET PATHS "${_cuboid_kokkos_prefix}" NO_DEFAULT_PATH)
+if(NOT KokkosKernels_FOUND)
+  find_package(KokkosKernels QUIET)
+endif()
 # Kokkos Kernels names its target differently across versions and packagings.
 set(CUBOID_KOKKOSKERNELS_TARGET "")
 foreach(t Kokkos::kokkoskernels kokkoskernels trilinos_kokkoskernels)
