@@ -1,21 +1,55 @@
 # Kokkos: any version from 3.4 on, found without a version so that 4.x and 5.x are accepted.
+# A build tree given a Kokkos_ROOT (variable or environment) whose prefix does not hold the
+# Kokkos it found before forgets that Kokkos and its Kokkos Kernels, whichever way they were
+# found (Kokkos_ROOT, CMAKE_PREFIX_PATH); the feature checks below then run again. Without a
+# Kokkos_ROOT the cached Kokkos stays (a rebuild from another shell): scripts/check always
+# passes the prefix it chose.
+set(_cuboid_root "${Kokkos_ROOT}")
+if(NOT _cuboid_root)
+  set(_cuboid_root "$ENV{Kokkos_ROOT}")
+endif()
+if(_cuboid_root AND Kokkos_DIR)
+  get_filename_component(_cuboid_root_real "${_cuboid_root}" REALPATH)
+  get_filename_component(_cuboid_dir_real "${Kokkos_DIR}" REALPATH)
+  string(FIND "${_cuboid_dir_real}/" "${_cuboid_root_real}/" _cuboid_at)
+  if(NOT _cuboid_at EQUAL 0)
+    message(STATUS "cuboid: Kokkos_ROOT ${_cuboid_root} does not hold the Kokkos found before "
+                   "(${Kokkos_DIR}): finding Kokkos and Kokkos Kernels again")
+    unset(Kokkos_DIR CACHE)
+    unset(KokkosKernels_DIR CACHE)
+  endif()
+endif()
 find_package(Kokkos REQUIRED)
 if(Kokkos_VERSION VERSION_LESS 3.4)
   message(FATAL_ERROR
     "cuboid needs Kokkos 3.4 or newer; found ${Kokkos_VERSION} at ${Kokkos_DIR}. "
     "Run scripts/setup-deps for a private Kokkos 3.4.01, or point Kokkos_ROOT at a newer install.")
 endif()
-if(Kokkos_VERSION VERSION_GREATER_EQUAL 5.0 AND CMAKE_CXX_STANDARD LESS 20)
-  set(CMAKE_CXX_STANDARD 20)
+# The language standard: at least C++17, at least what Kokkos was built with (4.x records it),
+# and C++20 for Kokkos 5, whether or not the user set CMAKE_CXX_STANDARD.
+set(_cuboid_std 17)
+if(Kokkos_CXX_STANDARD MATCHES "^[0-9]+$" AND Kokkos_CXX_STANDARD GREATER _cuboid_std)
+  set(_cuboid_std ${Kokkos_CXX_STANDARD})
 endif()
-if(NOT CMAKE_CXX_STANDARD)
-  set(CMAKE_CXX_STANDARD 17)
+if(Kokkos_VERSION VERSION_GREATER_EQUAL 5.0 AND _cuboid_std LESS 20)
+  set(_cuboid_std 20)
+endif()
+if(NOT CMAKE_CXX_STANDARD OR CMAKE_CXX_STANDARD LESS _cuboid_std)
+  set(CMAKE_CXX_STANDARD ${_cuboid_std})
 endif()
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
 
+# Kokkos Kernels usually sits in Kokkos' prefix: look there first and only there (HINTS would
+# come after CMAKE_PREFIX_PATH, which may name another Kokkos' prefix), so that Kokkos_ROOT
+# (which guides only find_package(Kokkos)) is enough. Then KokkosKernels_ROOT and
+# CMAKE_PREFIX_PATH, as usual.
+get_filename_component(_cuboid_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
+find_package(KokkosKernels QUIET PATHS "${_cuboid_kokkos_prefix}" NO_DEFAULT_PATH)
+if(NOT KokkosKernels_FOUND)
+  find_package(KokkosKernels QUIET)
+endif()
 # Kokkos Kernels names its target differently across versions and packagings.
-find_package(KokkosKernels QUIET)
 set(CUBOID_KOKKOSKERNELS_TARGET "")
 foreach(t Kokkos::kokkoskernels kokkoskernels trilinos_kokkoskernels)
   if(TARGET ${t})
@@ -25,27 +59,86 @@ foreach(t Kokkos::kokkoskernels kokkoskernels trilinos_kokkoskernels)
 endforeach()
 if(NOT CUBOID_KOKKOSKERNELS_TARGET)
   message(FATAL_ERROR
-    "Kokkos Kernels not found (looked for the targets Kokkos::kokkoskernels, kokkoskernels and "
-    "trilinos_kokkoskernels). Install it next to Kokkos or add its prefix to CMAKE_PREFIX_PATH.")
+    "Kokkos Kernels not found in ${_cuboid_kokkos_prefix} (Kokkos' prefix) nor on CMAKE_PREFIX_PATH "
+    "(looked for the targets Kokkos::kokkoskernels, kokkoskernels and trilinos_kokkoskernels). "
+    "Install it next to Kokkos, or set KokkosKernels_ROOT to its prefix.")
 endif()
-message(STATUS "cuboid: Kokkos ${Kokkos_VERSION} (${Kokkos_DEVICES}), Kokkos Kernels target ${CUBOID_KOKKOSKERNELS_TARGET}")
+message(STATUS "cuboid: Kokkos ${Kokkos_VERSION} (${Kokkos_DEVICES}) at ${Kokkos_DIR}, "
+               "Kokkos Kernels target ${CUBOID_KOKKOSKERNELS_TARGET}, C++${CMAKE_CXX_STANDARD}")
 
-# Feature checks instead of version arithmetic.
+# Feature checks instead of version arithmetic. Each compiles the calls cuboid makes, with the
+# view types it passes (cmake/checks/*.cpp). Their cached results belong to one Kokkos, one
+# compiler and one set of check sources: when any of those changes they run again.
 include(CheckCXXSourceCompiles)
+include(CheckCXXSymbolExists)
+set(_cuboid_checks GEMM_WITH_SPACE gemm_with_space GEMM_TPL_TRAIT_WITH_SPACE gemm_tpl_trait_with_space
+                   ASYNC_DEEP_COPY async_deep_copy INITIALIZATION_SETTINGS initialization_settings)
+set(_cuboid_check_key "${Kokkos_DIR};${KokkosKernels_DIR};${CMAKE_CXX_COMPILER};${CMAKE_CXX_FLAGS};${CMAKE_CXX_STANDARD}")
+file(GLOB _cuboid_check_sources ${PROJECT_SOURCE_DIR}/cmake/checks/*.cpp)
+foreach(f ${_cuboid_check_sources})
+  file(SHA1 ${f} _h)
+  string(APPEND _cuboid_check_key ";${_h}")
+endforeach()
+string(SHA1 _cuboid_check_key "${_cuboid_check_key}")
+set(_cuboid_tpl_vars CUBOID_KK_TPL_BLAS CUBOID_KK_TPL_CUBLAS CUBOID_KK_TPL_ROCBLAS)
+if(NOT "${_cuboid_check_key}" STREQUAL "${CUBOID_FEATURE_KEY}")
+  set(_vars ${_cuboid_tpl_vars})
+  list(LENGTH _cuboid_checks _n)
+  math(EXPR _last "${_n} - 1")
+  foreach(i RANGE 0 ${_last} 2)
+    list(GET _cuboid_checks ${i} _name)
+    list(APPEND _vars CUBOID_HAVE_${_name})
+  endforeach()
+  foreach(v ${_vars})
+    unset(${v} CACHE)
+  endforeach()
+  set(CUBOID_FEATURE_KEY "${_cuboid_check_key}" CACHE INTERNAL "Kokkos, compiler and check sources of the cached feature checks")
+endif()
 set(CMAKE_REQUIRED_LIBRARIES ${CUBOID_KOKKOSKERNELS_TARGET} Kokkos::kokkos)
-check_cxx_source_compiles("
-#include <KokkosBlas3_gemm.hpp>
-int main() {
-  Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> a(\"a\", 1, 1);
-  KokkosBlas::gemm(Kokkos::DefaultHostExecutionSpace(), \"N\", \"N\", 1.0, a, a, 0.0, a);
-}" CUBOID_HAVE_GEMM_WITH_SPACE)
-check_cxx_source_compiles("
-#include <Kokkos_Core.hpp>
-int main() {
-  Kokkos::View<double*, Kokkos::HostSpace> a(\"a\", 1), b(\"b\", 1);
-  Kokkos::deep_copy(Kokkos::DefaultHostExecutionSpace(), a, b);
-}" CUBOID_HAVE_ASYNC_DEEP_COPY)
+set(CMAKE_REQUIRED_QUIET ON)
+list(LENGTH _cuboid_checks _n)
+math(EXPR _last "${_n} - 1")
+foreach(i RANGE 0 ${_last} 2)
+  math(EXPR j "${i} + 1")
+  list(GET _cuboid_checks ${i} _name)
+  list(GET _cuboid_checks ${j} _file)
+  file(READ ${PROJECT_SOURCE_DIR}/cmake/checks/${_file}.cpp _src)
+  check_cxx_source_compiles("${_src}" CUBOID_HAVE_${_name})
+endforeach()
+# Which vendor GEMM Kokkos Kernels was built with, for host and for device memory.
+check_cxx_symbol_exists(KOKKOSKERNELS_ENABLE_TPL_BLAS KokkosKernels_config.h CUBOID_KK_TPL_BLAS)
+check_cxx_symbol_exists(KOKKOSKERNELS_ENABLE_TPL_CUBLAS KokkosKernels_config.h CUBOID_KK_TPL_CUBLAS)
+check_cxx_symbol_exists(KOKKOSKERNELS_ENABLE_TPL_ROCBLAS KokkosKernels_config.h CUBOID_KK_TPL_ROCBLAS)
 unset(CMAKE_REQUIRED_LIBRARIES)
+unset(CMAKE_REQUIRED_QUIET)
+foreach(i RANGE 0 ${_last} 2)
+  list(GET _cuboid_checks ${i} _name)
+  if(CUBOID_HAVE_${_name})
+    list(APPEND _have ${_name})
+  else()
+    list(APPEND _lack ${_name})
+  endif()
+endforeach()
+message(STATUS "cuboid: Kokkos features present: ${_have}; absent: ${_lack}")
+
+# Every GEMM must reach the vendor BLAS wherever Kokkos Kernels has one for that memory space:
+# kokkos_ext::gemm asserts it at compile time (Kokkos Kernels' own kernel is several times
+# slower and would pass every test silently). OFF only to measure that slower path.
+option(CUBOID_REQUIRE_VENDOR_GEMM "Fail the build when a GEMM would bypass Kokkos Kernels' vendor BLAS" ON)
+if(NOT CUBOID_KK_TPL_BLAS)
+  message(WARNING "Kokkos Kernels has no BLAS TPL: host GEMMs run its own kernel, far below OpenBLAS. "
+                  "Rebuild it with -DKokkosKernels_ENABLE_TPL_BLAS=ON (scripts/setup-deps does).")
+endif()
+if(Kokkos_ENABLE_CUDA AND NOT CUBOID_KK_TPL_CUBLAS)
+  message(WARNING "Kokkos Kernels has no cuBLAS TPL: device GEMMs run its own kernel.")
+endif()
+if(Kokkos_ENABLE_HIP)
+  if(CUBOID_KK_TPL_ROCBLAS)
+    message(STATUS "cuboid: HIP GEMMs call rocBLAS (Kokkos Kernels' rocBLAS TPL)")
+  else()
+    message(STATUS "cuboid: no rocBLAS TPL in this Kokkos Kernels: HIP GEMMs run Kokkos Kernels' own kernel")
+  endif()
+endif()
 include(${CMAKE_CURRENT_LIST_DIR}/CuboidGitRevision.cmake)
 
 find_package(fmt REQUIRED)
@@ -88,13 +181,18 @@ if(Kokkos_ENABLE_CUDA)
   message(STATUS "cuboid: CUDA variant for sm_${CUBOID_CUDA_ARCH} (CMAKE_CXX_FLAGS: ${CMAKE_CXX_FLAGS})")
   # Libraries that never see Kokkos skip nvcc: nvcc's front end rejects some host-only headers
   # (toml++'s `if constexpr` in generic lambdas), and the host compiler is faster anyway.
+  # cuboid_library() applies it (CuboidHelpers.cmake).
   set(CUBOID_HOST_ONLY_TARGETS cuboid_deck CACHE STRING "Targets nvcc_wrapper hands to the host compiler")
-  function(_cuboid_host_only_targets)
-    foreach(t ${CUBOID_HOST_ONLY_TARGETS})
-      if(TARGET ${t})
-        target_compile_options(${t} PRIVATE --host-only)
-      endif()
-    endforeach()
-  endfunction()
-  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _cuboid_host_only_targets)
+endif()
+
+# The HIP variant (scripts/build-hip): everything goes through hipcc (Clang with HIP), which
+# accepts every header cuboid uses; the GPU architecture comes in through CMAKE_CXX_FLAGS.
+if(Kokkos_ENABLE_HIP)
+  set(CUBOID_HIP_ARCH "" CACHE STRING "AMD GPU architecture of the HIP variant, e.g. gfx908 (set by scripts/build-hip)")
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR
+      "This Kokkos has the HIP backend: configure cuboid with CMAKE_CXX_COMPILER=hipcc "
+      "(scripts/build-hip does that), not ${CMAKE_CXX_COMPILER}.")
+  endif()
+  message(STATUS "cuboid: HIP variant for ${CUBOID_HIP_ARCH} (CMAKE_CXX_FLAGS: ${CMAKE_CXX_FLAGS})")
 endif()

@@ -10,6 +10,9 @@ function(cuboid_library name)
   add_library(${name} STATIC ${arg_SOURCES})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)
   target_link_libraries(${name} PUBLIC ${arg_LIBS} PRIVATE cuboid_warnings)
+  if(Kokkos_ENABLE_CUDA AND name IN_LIST CUBOID_HOST_ONLY_TARGETS)
+    target_compile_options(${name} PRIVATE --host-only)
+  endif()
 endfunction()
 
 # cuboid_test(NAME SOURCES ... [LIBS ...] [LABELS ...]): a GoogleTest program registered with CTest.

@@ -172,13 +172,14 @@ struct StagedHostBackend {
   };
 };
 
-#if defined(KOKKOS_ENABLE_CUDA)
-// A GPU: buffers in CudaSpace, staging in pinned host memory (so that copies are asynchronous
-// DMA), three instances on streams of their own, CUDA events between them.
-struct CudaBackend {
-  using exec_space = Kokkos::Cuda;
-  using memory_space = Kokkos::CudaSpace;
-  using staging_space = Kokkos::CudaHostPinnedSpace;
+#if CUBOID_DEVICE_BACKEND
+// A GPU (CUDA or HIP, whichever Kokkos backend this build has): buffers in device memory,
+// staging in pinned host memory (so that copies are asynchronous DMA), three instances on
+// streams of their own, device events between them.
+struct DeviceBackend {
+  using exec_space = platform::DeviceExecSpace;
+  using memory_space = platform::DeviceMemorySpace;
+  using staging_space = platform::DevicePinnedSpace;
   // Input staging chunks: large enough for PCIe's peak and few events (two per copy, for its
   // time, kept until the end of the run), small enough that packing overlaps the transfer.
   static constexpr std::int64_t chunk_bytes = std::int64_t(8) << 20;
@@ -187,7 +188,7 @@ struct CudaBackend {
    public:
     using Event = platform::DeviceEvent;
     explicit Queues(const platform::ProcessorSpec& spec) {
-      // Kokkos drives one device per process: cuda:N must be that device.
+      // Kokkos drives one device per process: cuda:N (hip:N) must be that device.
       platform::require_active_device(spec.index, "platform.processors");
       auto v = platform::make_device_instances(3);
       inst_ = {v[0], v[1], v[2]};

@@ -192,7 +192,9 @@ class StagedWorker final : public Worker<Scalar> {
       ring_next_ = (ring_next_ + 1) % kRing;
       Queues::sync(ring_free_[r]);  // wait: pack-after-copy (the chunk's last copy has read it)
       Scalar* chunk = ring_.data() + r * chunk_;
-      const bool large = double(rows) * double(je - jc) * sizeof(Scalar) > double(1 << 19);
+      // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
+      [[maybe_unused]] const bool large =
+          double(rows) * double(je - jc) * sizeof(Scalar) > double(1 << 19);
 #pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
       for (std::int64_t j = jc; j < je; ++j)
         std::memcpy(chunk + (j - jc) * rows, &src(i0, j), std::size_t(rows) * sizeof(Scalar));
@@ -245,7 +247,9 @@ class StagedWorker final : public Worker<Scalar> {
     const auto [host, i_off, j_off] = c_home(step, ctx);
     const std::int64_t rows = step.c.rows(), i0 = step.c.i0 - i_off, j0 = step.c.j0 - j_off;
     const Scalar* src = c_stage_[cs].data();
-    const bool large = double(rows) * double(step.c.cols()) * sizeof(Scalar) > double(1 << 22);
+    // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
+    [[maybe_unused]] const bool large =
+        double(rows) * double(step.c.cols()) * sizeof(Scalar) > double(1 << 22);
 #pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
     for (std::int64_t j = 0; j < step.c.cols(); ++j)
       std::memcpy(&host(i0, j0 + j), src + j * rows, std::size_t(rows) * sizeof(Scalar));

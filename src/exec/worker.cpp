@@ -32,8 +32,8 @@ std::unique_ptr<Worker<Scalar>> make_worker(const platform::ProcessorSpec& spec)
     case platform::ProcessorKind::staged:
       return std::make_unique<StagedWorker<Scalar, StagedHostBackend>>(spec);
     case platform::ProcessorKind::device:
-#if defined(KOKKOS_ENABLE_CUDA)
-      return std::make_unique<StagedWorker<Scalar, CudaBackend>>(spec);
+#if CUBOID_DEVICE_BACKEND
+      return std::make_unique<StagedWorker<Scalar, DeviceBackend>>(spec);
 #else
       break;
 #endif
@@ -48,8 +48,8 @@ BufferCost buffer_cost(const platform::ProcessorSpec& spec, std::size_t element_
     case platform::ProcessorKind::staged:
       return StagedWorker<double, StagedHostBackend>::buffer_cost(element_bytes);
     case platform::ProcessorKind::device:
-#if defined(KOKKOS_ENABLE_CUDA)
-      return StagedWorker<double, CudaBackend>::buffer_cost(element_bytes);
+#if CUBOID_DEVICE_BACKEND
+      return StagedWorker<double, DeviceBackend>::buffer_cost(element_bytes);
 #else
       break;
 #endif

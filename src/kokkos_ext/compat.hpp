@@ -1,6 +1,7 @@
 #pragma once
 // The one place that knows which Kokkos / Kokkos Kernels version cuboid is built against.
 // Every call takes the execution space first, even where the underlying API does not.
+#include <KokkosKernels_config.h>
 #include <KokkosBlas3_gemm.hpp>
 #include <Kokkos_Core.hpp>
 
@@ -8,32 +9,94 @@
 #include <type_traits>
 
 #include "kokkos_ext/features.hpp"
-#if defined(KOKKOS_ENABLE_CUDA)
 #include "platform/device_backend.hpp"
-#endif
 
 namespace cuboid::kokkos_ext {
 
+// Whether this Kokkos Kernels has a vendor GEMM (TPL) for views in MemSpace: the BLAS TPL for
+// host memory, cuBLAS for CUDA memory, rocBLAS for HIP memory.
+template <class MemSpace>
+constexpr bool vendor_gemm_built() {
+  if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>) {
+#if defined(KOKKOSKERNELS_ENABLE_TPL_BLAS)
+    return true;
+#endif
+  }
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS)
+  if constexpr (std::is_same_v<MemSpace, Kokkos::CudaSpace>) return true;
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && defined(KOKKOSKERNELS_ENABLE_TPL_ROCBLAS)
+  if constexpr (std::is_same_v<MemSpace, platform::DeviceMemorySpace>) return true;
+#endif
+  return false;
+}
+
+// Whether KokkosBlas::gemm on `ExecSpace` with these views dispatches to the vendor BLAS. It asks
+// Kokkos Kernels' own TPL availability trait with the view types KokkosBlas::gemm hands it
+// (unmanaged, same layout and device type). From 4.1 the trait also requires the views'
+// execution space to be `ExecSpace`: views typed Device<OpenMP, HostSpace> run on a Serial
+// instance silently take Kokkos Kernels' own kernel.
+template <class ExecSpace, class AView, class BView, class CView>
+constexpr bool gemm_uses_vendor_blas() {
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using AVT = Kokkos::View<typename AView::const_value_type**, typename AView::array_layout,
+                           typename AView::device_type, Unmanaged>;
+  using BVT = Kokkos::View<typename BView::const_value_type**, typename BView::array_layout,
+                           typename BView::device_type, Unmanaged>;
+  using CVT = Kokkos::View<typename CView::non_const_value_type**, typename CView::array_layout,
+                           typename CView::device_type, Unmanaged>;
+#if CUBOID_HAVE_GEMM_TPL_TRAIT_WITH_SPACE
+  return KokkosBlas::Impl::gemm_tpl_spec_avail<ExecSpace, AVT, BVT, CVT>::value;
+#else
+  return KokkosBlas::Impl::gemm_tpl_spec_avail<AVT, BVT, CVT>::value;
+#endif
+}
+
+template <class T>
+constexpr bool blas_scalar =
+    std::is_same_v<T, double> || std::is_same_v<T, float> ||
+    std::is_same_v<T, Kokkos::complex<double>> || std::is_same_v<T, Kokkos::complex<float>>;
+
 // C = alpha * A * B + beta * C on `space`. Kokkos Kernels before 3.6 has no space argument; it
 // then runs on the views' default instance, which is why callers fence the space they pass. On
-// a GPU that is not enough (the default instance is another stream), so there the cuBLAS handle
-// is pointed at `space`'s stream first, or, without cuBLAS, the GEMM is waited for here.
+// a GPU that is not enough (the default instance is another stream), so there the BLAS handle
+// is pointed at `space`'s stream first, or, without a vendor BLAS, the GEMM is waited for here.
+// Kokkos Kernels 3.6-4.0 take only the C view's execution space: a call on another space waits
+// for `space`, runs on the C view's space and waits for it.
 template <class ExecSpace, class AView, class BView, class CView>
 void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const AView& A,
           const BView& B, typename CView::const_value_type beta, const CView& C) {
-#if CUBOID_HAVE_GEMM_WITH_SPACE
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) platform::make_current(space);
+#if CUBOID_REQUIRE_VENDOR_GEMM
+  using Scalar = typename CView::non_const_value_type;
+  if constexpr (blas_scalar<Scalar> && vendor_gemm_built<typename CView::memory_space>()) {
+    static_assert(gemm_uses_vendor_blas<ExecSpace, AView, BView, CView>(),
+                  "cuboid: this GEMM would run Kokkos Kernels' own kernel although it was built "
+                  "with a vendor BLAS for this memory space. Type the views with the execution "
+                  "space that runs the GEMM (Kokkos::Device<ExecSpace, MemorySpace>) and a "
+                  "LayoutLeft or LayoutRight layout (configure with "
+                  "-DCUBOID_REQUIRE_VENDOR_GEMM=OFF only to measure the slow path).");
+  }
 #endif
-  KokkosBlas::gemm(space, "N", "N", alpha, A, B, beta, C);
+#if CUBOID_DEVICE_BACKEND
+  if constexpr (std::is_same_v<ExecSpace, platform::DeviceExecSpace>) platform::make_current(space);
+#endif
+#if CUBOID_HAVE_GEMM_WITH_SPACE
+  if constexpr (std::is_same_v<ExecSpace, typename CView::execution_space> ||
+                CUBOID_HAVE_GEMM_TPL_TRAIT_WITH_SPACE) {
+    KokkosBlas::gemm(space, "N", "N", alpha, A, B, beta, C);
+  } else {
+    using CSpace = typename CView::execution_space;
+    space.fence();
+    KokkosBlas::gemm(CSpace(), "N", "N", alpha, A, B, beta, C);
+    CSpace().fence();
+  }
 #else
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
-    platform::make_current(space);
+#if CUBOID_DEVICE_BACKEND
+  if constexpr (std::is_same_v<ExecSpace, platform::DeviceExecSpace>) {
     if (!platform::bind_blas_stream(space)) {
       space.fence();  // work queued on `space` comes first
       KokkosBlas::gemm("N", "N", alpha, A, B, beta, C);
-      Kokkos::Cuda().fence();
+      platform::DeviceExecSpace().fence();
       return;
     }
   }
@@ -47,8 +110,8 @@ void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const 
 // fallback keeps older trees building).
 template <class ExecSpace, class Dst, class Src>
 void deep_copy(const ExecSpace& space, const Dst& dst, const Src& src) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) platform::make_current(space);
+#if CUBOID_DEVICE_BACKEND
+  if constexpr (std::is_same_v<ExecSpace, platform::DeviceExecSpace>) platform::make_current(space);
 #endif
 #if CUBOID_HAVE_ASYNC_DEEP_COPY
   Kokkos::deep_copy(space, dst, src);
@@ -73,13 +136,9 @@ inline std::string kokkos_version_string() {
          (v % 100 < 10 ? "0" : "") + std::to_string(v % 100);
 }
 
-}  // namespace cuboid::kokkos_ext
-
-namespace cuboid::kokkos_ext {
-
 // Kokkos::initialize without command-line arguments, warnings about thread binding off.
 inline void initialize() {
-#if KOKKOS_VERSION >= 40000
+#if CUBOID_HAVE_INITIALIZATION_SETTINGS
   Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
 #else
   Kokkos::InitArguments args;

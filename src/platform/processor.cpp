@@ -32,7 +32,8 @@ std::vector<std::string> default_processor_names() {
   std::vector<std::string> names{"host"};
   // A process drives one device (Kokkos' choice at initialisation): on a node with several,
   // run one MPI rank per device.
-  if (const int d = active_device(); d >= 0) names.push_back("cuda:" + std::to_string(d));
+  if (const int d = active_device(); d >= 0)
+    names.push_back(device_processor_prefix() + ":" + std::to_string(d));
   return names;
 }
 
@@ -83,25 +84,30 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
       p.memory_space = "HostSpace (own buffers)";
       p.memory_bytes = host_memory_available();
       ++host_side;
-    } else if (parse_indexed(name, "cuda", index)) {
-      if (device_backend_name() != "Cuda")
-        throw Error(where + ": processor \"" + name +
-                    "\" is not available: this build has no CUDA backend (build it with "
-                    "scripts/build-cuda); available here: host, staged");
+    } else if (parse_indexed(name, "cuda", index) || parse_indexed(name, "hip", index)) {
+      const std::string kind = name.substr(0, name.find(':'));
+      if (device_processor_prefix() != kind)
+        throw Error(
+            where + ": processor \"" + name + "\" is not available: this build has no " +
+            (kind == "cuda" ? "CUDA backend (build it with scripts/build-cuda)"
+                            : "HIP backend (build it with scripts/build-hip)") +
+            "; available here: host, staged" +
+            (device_processor_prefix().empty() ? "" : ", " + device_processor_prefix() + ":N"));
       const int count = device_count();
       if (index >= count)
         throw Error(where + ": processor \"" + name + "\" is not available: this node has " +
-                    std::to_string(count) + " CUDA device(s)");
+                    std::to_string(count) + " " + device_backend_name() + " device(s)");
       require_active_device(index, where);
       const DeviceInfo info = device_info(index);
       p.kind = ProcessorKind::device;
       p.index = index;
-      p.space = "Cuda";
-      p.memory_space = "CudaSpace";
+      p.space = device_backend_name();
+      p.memory_space = device_backend_name() + "Space";
       p.memory_bytes = info.free_bytes;
     } else {
-      throw Error(where + ": unknown processor \"" + clip(name) +
-                  "\": processors are \"host\", \"staged\" (or \"staged:N\") and \"cuda:N\"");
+      throw Error(
+          where + ": unknown processor \"" + clip(name) +
+          "\": processors are \"host\", \"staged\" (or \"staged:N\"), \"cuda:N\" and \"hip:N\"");
     }
     // "staged" is "staged:0" and "staged:0001" is "staged:1": one processor, named twice.
     for (const auto& q : out)
@@ -157,7 +163,15 @@ std::string describe_build() {
   os << "cuBLAS ";
   any = true;
 #endif
-  if (!any) os << "none (gemm uses Kokkos Kernels' own kernels)";
+#if defined(KOKKOSKERNELS_ENABLE_TPL_ROCBLAS)
+  os << "rocBLAS ";
+  any = true;
+#endif
+  if (!any) os << "none";
+#if CUBOID_DEVICE_BACKEND && !defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS) && \
+    !defined(KOKKOSKERNELS_ENABLE_TPL_ROCBLAS)
+  os << " (device GEMMs run Kokkos Kernels' own kernel)";
+#endif
   os << "\n  gemm takes an execution space: "
      << (CUBOID_HAVE_GEMM_WITH_SPACE ? "yes" : "no (before 3.6)") << "\n";
   os << "MPI: " << (CUBOID_ENABLE_MPI ? "enabled" : "disabled in this build") << "\n";
@@ -166,9 +180,9 @@ std::string describe_build() {
     os << "Devices (" << device_backend_name() << "): " << nd << "\n";
     for (int d = 0; d < nd; ++d) {
       const DeviceInfo info = device_info(d);
-      os << "  cuda:" << d << "  " << info.name << ", compute capability " << info.compute_major
-         << "." << info.compute_minor << ", memory " << human_bytes(double(info.total_bytes))
-         << " (" << human_bytes(double(info.free_bytes)) << " free)\n";
+      os << "  " << device_processor_prefix() << ":" << d << "  " << info.name << ", " << info.arch
+         << ", memory " << human_bytes(double(info.total_bytes)) << " ("
+         << human_bytes(double(info.free_bytes)) << " free)\n";
     }
   }
   os << "Host: " << hostname() << ", " << std::thread::hardware_concurrency()

@@ -210,9 +210,11 @@ TEST(Model, TrafficMatchesBruteForce) {
     // The natural order and an order grouped by owners (as the rank partition uses).
     const TileOrder natural = natural_order(m, n, k, t);
     TileOrder grouped = natural;
-    grouped.i = grouped_order(m, t, [&](std::int64_t x) { return (x * t / block) % g.rows; });
-    grouped.j = grouped_order(n, t, [&](std::int64_t x) { return (x * t / block) % g.cols; });
-    grouped.k = grouped_order(k, t, [&](std::int64_t x) { return (x * t / block) % g.cols; });
+    // Lambdas capture copies: capturing structured bindings is C++20 (Clang/hipcc rejects it).
+    const std::int64_t tile = t, blk = block;
+    grouped.i = grouped_order(m, t, [&](std::int64_t x) { return (x * tile / blk) % g.rows; });
+    grouped.j = grouped_order(n, t, [&](std::int64_t x) { return (x * tile / blk) % g.cols; });
+    grouped.k = grouped_order(k, t, [&](std::int64_t x) { return (x * tile / blk) % g.cols; });
     const TileExtent e{natural.i.size(), natural.j.size(), natural.k.size()};
     for (auto a :
          {partition::Algorithm::nrrp3d, partition::Algorithm::grid, partition::Algorithm::column}) {
