@@ -139,6 +139,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
       if (task_tiles == 0)
         task_tiles = exec::auto_task_tiles(zones, pr.m, pr.n, pr.k, pr.tile, popt);
       popt.block_tiles = task_tiles;
+      popt.coarse_head = true;
     }
     plan = exec::make_plan(zones, pr.m, pr.n, pr.k, pr.tile, popt);
   } catch (const std::runtime_error& e) {

@@ -102,7 +102,33 @@ struct PieceCut {
   std::int64_t l0 = 0, l1 = 0;
   int min_panels = 1;
   bool first = false;
+  // Elements x depth of its processor's pieces before it, and of all of them (coarse_head).
+  double before = 0, total = 0;
 };
+
+double volume(const Rect& r, std::int64_t l0, std::int64_t l1) {
+  return double(r.rows()) * double(r.cols()) * double(l1 - l0);
+}
+
+// A piece's blocks: of at most `block` tiles a side; with `coarse_head`, blocks of twice that
+// where they end within the first half of the processor's volume (the head of its queue, which
+// it runs itself unless it is slow: fewer, larger GEMMs and copies), and small ones in the tail,
+// which processors short of work steal from.
+std::vector<Rect> blocks_of(const PieceCut& pc, std::int64_t tile, std::int64_t block,
+                            bool coarse_head) {
+  if (!coarse_head || block <= 0) return cut_blocks(pc.c, tile, block);
+  std::vector<Rect> out;
+  double pos = pc.before;
+  for (const Rect& big : cut_blocks(pc.c, tile, 2 * block)) {
+    pos += volume(big, pc.l0, pc.l1);
+    if (pos <= 0.5 * pc.total) {
+      out.push_back(big);
+    } else {
+      for (const Rect& r : cut_blocks(big, tile, block)) out.push_back(r);
+    }
+  }
+  return out;
+}
 
 // A budget the steps' buffers must fit: budget elements, and what counts against them.
 struct BudgetLimit {
@@ -115,7 +141,7 @@ struct BudgetLimit {
 // different steps; so when their sum exceeds a budget, the pieces are cut again with a smaller
 // room: the largest that fits every budget, found by bisection.
 std::vector<std::vector<Part>> split_pieces(const std::vector<PieceCut>& pieces, std::int64_t tile,
-                                            std::int64_t block,
+                                            std::int64_t block, bool coarse_head,
                                             const std::vector<BudgetLimit>& limits) {
   // The room the cut starts from, and the C blocks it counts: the tightest of the budgets.
   std::int64_t limit = 0;
@@ -134,7 +160,7 @@ std::vector<std::vector<Part>> split_pieces(const std::vector<PieceCut>& pieces,
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       const PieceCut& pc = pieces[i];
       auto& parts = out[i];
-      for (const Rect& r : cut_blocks(pc.c, tile, block))
+      for (const Rect& r : blocks_of(pc, tile, block, coarse_head))
         split_for_budget(r, pc.l0, pc.l1, tile, room, pc.min_panels, c_blocks, parts);
       // The first step's copies cannot overlap anything: a processor that overlaps copies
       // starts with a panel of one tile, so that less waits to fill the pipeline.
@@ -264,6 +290,12 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
         if (!b.empty())
           pieces.push_back(PieceCut{to_elements(b, m, n, tile), b.lo[2] * tile,
                                     std::min(b.hi[2] * tile, k), min_panels, pieces.empty()});
+      double total = 0;
+      for (auto& pc : pieces) {
+        pc.before = total;
+        total += volume(pc.c, pc.l0, pc.l1);
+      }
+      for (auto& pc : pieces) pc.total = total;
       const BudgetLimit limit = budget_of(q);
       if (options.shared_steps) {
         all.insert(all.end(), pieces.begin(), pieces.end());
@@ -271,12 +303,12 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
         if (limit.budget > 0) all_limits.push_back(limit);
       } else {
         split[std::size_t(q)] = split_pieces(
-            pieces, tile, options.block_tiles,
+            pieces, tile, options.block_tiles, options.coarse_head,
             limit.budget > 0 ? std::vector<BudgetLimit>{limit} : std::vector<BudgetLimit>{});
       }
     }
     if (options.shared_steps) {
-      auto parts = split_pieces(all, tile, options.block_tiles, all_limits);
+      auto parts = split_pieces(all, tile, options.block_tiles, options.coarse_head, all_limits);
       for (std::size_t i = 0; i < parts.size(); ++i)
         split[std::size_t(owner_of_piece[i])].push_back(std::move(parts[i]));
     }

@@ -93,6 +93,7 @@ std::int64_t auto_task_tiles(const std::vector<partition::TileZone>& zones, std:
   const std::int64_t side = std::max((m + tile - 1) / tile, (n + tile - 1) / tile);
   const std::int64_t floor =
       std::min(side, std::max<std::int64_t>(1, (min_side + tile - 1) / tile));
+  options.coarse_head = false;  // the tail's units, where others steal
   auto small_enough = [&](std::int64_t g) {
     options.block_tiles = g;
     const Plan plan = make_plan(zones, m, n, k, tile, options);
@@ -149,12 +150,16 @@ StealScheduler::StealScheduler(const Plan& plan, std::vector<Unit> units, std::v
   }
 }
 
-double StealScheduler::rate(int p, double now) const {
-  const Queue& q = *queues_[std::size_t(p)];
+double StealScheduler::ahead(int p) const {
   // Steps handed out but maybe not done: the current one, and for a copying processor the
   // next one, whose copies it issues while the current GEMM runs.
-  const double ahead = q.recent[0] + (copies_[std::size_t(p)] ? q.recent[1] : 0.0);
-  const double done = std::max(0.0, q.handed - ahead);
+  const Queue& q = *queues_[std::size_t(p)];
+  return q.recent[0] + (copies_[std::size_t(p)] ? q.recent[1] : 0.0);
+}
+
+double StealScheduler::rate(int p, double now) const {
+  const Queue& q = *queues_[std::size_t(p)];
+  const double done = std::max(0.0, q.handed - ahead(p));
   const double prior =
       1e9 * (options_.speeds.empty() ? 1.0 : std::max(1e-9, options_.speeds[std::size_t(p)]));
   const double elapsed = std::max(0.0, now - t0_);
@@ -166,7 +171,7 @@ double StealScheduler::rate(int p, double now) const {
 // sooner. So a slow processor does not take the last unit of a fast one.
 bool StealScheduler::pays(const Thief& t, int victim, const Unit& u) const {
   const Queue& v = *queues_[std::size_t(victim)];
-  return (t.left + u.flops) / t.rate < v.flops / rate(victim, t.now);
+  return (t.left + u.flops) / t.rate < (v.flops + ahead(victim)) / rate(victim, t.now);
 }
 
 int StealScheduler::take_from(int victim, std::deque<int>::iterator it) {
@@ -261,7 +266,7 @@ int StealScheduler::steal(int p) {
   {
     Queue& q = *queues_[std::size_t(p)];
     std::lock_guard<std::mutex> lock(q.m);
-    t.left = q.flops;
+    t.left = q.flops + ahead(p);
     t.rate = rate(p, t.now);
   }
   switch (options_.strategy) {

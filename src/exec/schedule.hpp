@@ -60,10 +60,11 @@ int steal_cost(const Unit& u, bool thief_copies);
 // 1 / (per_processor * processors) of its flops, so that what a processor lacking work takes is
 // small against the whole run -- but blocks no smaller than min_side elements a side where
 // tiles allow (smaller GEMMs lose rate, and every step costs a few queue hand-offs).
-// `options` as make_plan takes them (shared_steps included).
+// `options` as make_plan takes them (shared_steps included); the units counted are those of the
+// tail, cut to block_tiles (coarse_head is left out).
 std::int64_t auto_task_tiles(const std::vector<partition::TileZone>& zones, std::int64_t m,
                              std::int64_t n, std::int64_t k, std::int64_t tile, PlanOptions options,
-                             int per_processor = 8, std::int64_t min_side = 512);
+                             int per_processor = 16, std::int64_t min_side = 512);
 
 struct ScheduleOptions {
   Strategy strategy = Strategy::static_plan;
@@ -140,12 +141,15 @@ class StealScheduler {
 
   struct Thief {
     int p = 0;
-    double left = 0;  // flops it has not started
+    double left = 0;  // flops it has not done (queued, and handed out but maybe not done)
     double rate = 1;  // flops per second
     double now = 0;
   };
 
-  double rate(int p, double now) const;  // flops per second; call with p's queue locked
+  // Call with p's queue locked: flops handed out to p and maybe not done yet; p's rate (flops
+  // per second). What p has left is its queue's flops and these.
+  double ahead(int p) const;
+  double rate(int p, double now) const;
   bool pays(const Thief& t, int victim, const Unit& u) const;  // victim locked
   int steal(int p);  // a unit taken from another queue for p, or -1
   int steal_random(const Thief& t);

@@ -438,6 +438,7 @@ struct StealCase {
   std::int64_t budget = 1 << 20;           // elements per staged processor for panels and C blocks
   std::int64_t block_tiles = 2;
   double jitter_us = 0;
+  bool coarse_head = false;
 };
 
 struct StealTotals {
@@ -452,6 +453,7 @@ StealTotals stealing_runs(const StealCase& c, int runs) {
   o.beta_is_zero = c.beta == 0.0;
   o.shared_steps = true;
   o.block_tiles = c.block_tiles;
+  o.coarse_head = c.coarse_head;
   std::vector<std::unique_ptr<exec::Worker<double>>> workers;
   for (std::size_t q = 0; q < specs.size(); ++q) {
     auto& s = specs[q];
@@ -541,6 +543,7 @@ TEST(Stealing, ThreeProcessorsUnderCopyJitterAreBitwiseStatic) {
   c.zones = zones_of(partition::Algorithm::nrrp3d, {2, 1, 1.5}, c.m, c.n, c.k, c.tile);
   c.budget = 3000;
   c.jitter_us = 300;
+  c.coarse_head = true;  // as cuboid run plans it
   const auto t = stealing_runs(c, 3);
   EXPECT_EQ(t.bad, 0);
   EXPECT_GT(t.lost[2], 0) << "nothing was stolen from the slowed processor";

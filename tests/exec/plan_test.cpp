@@ -231,3 +231,29 @@ TEST(Plan, SharedStepsFitEveryBudget) {
     EXPECT_LE(exec::shared_buffer_elements(plan, device), b2) << trial;
   }
 }
+
+TEST(Plan, CoarseHeadCutsOnlyTheTailToBlockTiles) {
+  const Problem p{200, 184, 96, 8};
+  for (std::int64_t g : {1, 2, 3}) {
+    exec::PlanOptions o;
+    o.block_tiles = g;
+    o.coarse_head = true;
+    const auto plan = plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise,
+                               {1.0, 2.0}, p, o);
+    check_plan(plan, p, false);
+    for (const auto& pp : plan.processors) {
+      double total = 0, pos = 0;
+      for (const auto& s : pp.steps) total += double(s.c.rows() * s.c.cols() * s.depth());
+      int coarse = 0;
+      for (const auto& s : pp.steps) {
+        pos += double(s.c.rows() * s.c.cols() * s.depth());
+        EXPECT_LE(std::max(s.c.rows(), s.c.cols()), 2 * g * p.tile);
+        if (pos > 0.5 * total)
+          EXPECT_LE(std::max(s.c.rows(), s.c.cols()), g * p.tile) << "a large block in the tail";
+        else if (std::max(s.c.rows(), s.c.cols()) > g * p.tile)
+          ++coarse;
+      }
+      EXPECT_GT(coarse, 0) << "the head has blocks larger than block_tiles";
+    }
+  }
+}
