@@ -1,6 +1,7 @@
 #include "exec/plan.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -110,23 +111,29 @@ double volume(const Rect& r, std::int64_t l0, std::int64_t l1) {
   return double(r.rows()) * double(r.cols()) * double(l1 - l0);
 }
 
-// A piece's blocks: of at most `block` tiles a side; with `coarse_head`, blocks of twice that
-// where they end within the first half of the processor's volume (the head of its queue, which
-// it runs itself unless it is slow: fewer, larger GEMMs and copies), and small ones in the tail,
-// which processors short of work steal from.
+// A piece's blocks: of at most `block` tiles a side; with `coarse_head`, larger where they end
+// early in the processor's volume -- four times that side within the first half (the head of its
+// queue, which it most likely runs itself: fewer, larger GEMMs and copies), twice within the
+// third quarter -- and `block` only in the last quarter, which processors short of work take.
 std::vector<Rect> blocks_of(const PieceCut& pc, std::int64_t tile, std::int64_t block,
                             bool coarse_head) {
   if (!coarse_head || block <= 0) return cut_blocks(pc.c, tile, block);
   std::vector<Rect> out;
   double pos = pc.before;
-  for (const Rect& big : cut_blocks(pc.c, tile, 2 * block)) {
-    pos += volume(big, pc.l0, pc.l1);
-    if (pos <= 0.5 * pc.total) {
-      out.push_back(big);
-    } else {
-      for (const Rect& r : cut_blocks(big, tile, block)) out.push_back(r);
+  // 4 block within the first half, 2 block within the next quarter, then block (share 1).
+  std::function<void(const Rect&, std::int64_t, double)> cut = [&](const Rect& r, std::int64_t side,
+                                                                   double end_share) {
+    for (const Rect& b : cut_blocks(r, tile, side)) {
+      const double v = volume(b, pc.l0, pc.l1);
+      if (side == block || pos + v <= end_share * pc.total) {
+        out.push_back(b);
+        pos += v;
+      } else {
+        cut(b, side / 2, end_share + (1 - end_share) / 2);
+      }
     }
-  }
+  };
+  cut(pc.c, 4 * block, 0.5);
   return out;
 }
 

@@ -91,10 +91,10 @@ struct PlanOptions {
   // - shared_steps: every processor's steps fit the buffers of every processor with a budget
   //   (the largest panels and C block over all steps of the plan, with each one's BufferCost),
   //   so that any of them can run a step stolen from any other.
-  // - coarse_head (with block_tiles): where a block ends within the first half of its
-  //   processor's volume (in plan order: the head of its queue, which it most likely runs
-  //   itself), blocks are twice as large a side -- fewer GEMMs and copies -- and only the tail,
-  //   where others steal, is cut to block_tiles.
+  // - coarse_head (with block_tiles): blocks are four times as large a side where they end
+  //   within the first half of their processor's volume (in plan order: the head of its queue,
+  //   which it most likely runs itself -- fewer GEMMs and copies), twice within the third
+  //   quarter, and only the last quarter, where others steal, is cut to block_tiles.
   std::int64_t block_tiles = 0;
   bool shared_steps = false;
   bool coarse_head = false;

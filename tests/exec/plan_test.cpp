@@ -247,13 +247,17 @@ TEST(Plan, CoarseHeadCutsOnlyTheTailToBlockTiles) {
       int coarse = 0;
       for (const auto& s : pp.steps) {
         pos += double(s.c.rows() * s.c.cols() * s.depth());
-        EXPECT_LE(std::max(s.c.rows(), s.c.cols()), 2 * g * p.tile);
-        if (pos > 0.5 * total)
-          EXPECT_LE(std::max(s.c.rows(), s.c.cols()), g * p.tile) << "a large block in the tail";
-        else if (std::max(s.c.rows(), s.c.cols()) > g * p.tile)
-          ++coarse;
+        const std::int64_t side = std::max(s.c.rows(), s.c.cols());
+        EXPECT_LE(side, 4 * g * p.tile);
+        if (pos > 0.75 * total) {
+          EXPECT_LE(side, g * p.tile) << "a large block in the last quarter";
+        } else if (pos > 0.5 * total) {
+          EXPECT_LE(side, 2 * g * p.tile) << "a block too large in the third quarter";
+        }
+        if (side > g * p.tile) ++coarse;
       }
       EXPECT_GT(coarse, 0) << "the head has blocks larger than block_tiles";
+      EXPECT_LE(pp.steps.back().c.rows(), g * p.tile);
     }
   }
 }
