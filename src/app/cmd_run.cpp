@@ -15,6 +15,7 @@
 #include "app/setup.hpp"
 #include "exec/engine.hpp"
 #include "exec/fault.hpp"
+#include "exec/schedule.hpp"
 #include "exec/validate.hpp"
 #include "partition/metrics.hpp"
 #include "report/kokkos_facts.hpp"
@@ -127,8 +128,19 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   exec::PlanOptions popt = plan_options_for(d, specs, elem);
   popt.beta_is_one = pr.beta == 1.0;
   popt.beta_is_zero = pr.beta == 0.0;
+  // Stealing needs steps small enough to move and able to run on any processor; run.task_tiles
+  // gives a static run the same plan (for comparisons, bit for bit).
+  const exec::Strategy strategy = *exec::parse_strategy(deck::to_string(d.run.schedule));
+  std::int64_t task_tiles = d.run.task_tiles;
   exec::Plan plan;
   try {
+    if (strategy != exec::Strategy::static_plan || task_tiles > 0) {
+      popt.shared_steps = true;
+      if (task_tiles == 0)
+        task_tiles = exec::auto_task_tiles(zones, pr.m, pr.n, pr.k, pr.tile, popt);
+      popt.block_tiles = task_tiles;
+      popt.coarse_head = true;
+    }
     plan = exec::make_plan(zones, pr.m, pr.n, pr.k, pr.tile, popt);
   } catch (const std::runtime_error& e) {
     throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
@@ -142,11 +154,21 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   // buffers and staging (two of each panel and block), for a device its host staging.
   double partial_bytes = 0, staged_bytes = 0;
   for (const auto& b : plan.partials) partial_bytes += double(b.c.rows()) * double(b.c.cols());
+  // With shared steps, each processor's buffers fit the largest steps of any processor.
+  exec::ProcessorPlan largest;
+  for (const auto& pp : plan.processors) {
+    largest.max_a = std::max(largest.max_a, pp.max_a);
+    largest.max_b = std::max(largest.max_b, pp.max_b);
+    largest.max_c = std::max(largest.max_c, pp.max_c);
+  }
   for (std::size_t q = 0; q < specs.size(); ++q) {
     const auto& pp = plan.processors[q];
-    const double panels = 2.0 * (double(pp.max_a) + double(pp.max_b) + double(pp.max_c));
+    const exec::ProcessorPlan& sized = popt.shared_steps ? largest : pp;
+    const double panels = 2.0 * (double(sized.max_a) + double(sized.max_b) + double(sized.max_c));
     if (specs[q].kind == platform::ProcessorKind::staged)
-      staged_bytes += double(exec::buffer_elements(pp, popt.buffer_cost[q]));
+      staged_bytes +=
+          double(popt.shared_steps ? exec::shared_buffer_elements(plan, popt.buffer_cost[q])
+                                   : exec::buffer_elements(pp, popt.buffer_cost[q]));
     if (specs[q].kind == platform::ProcessorKind::device) staged_bytes += panels;
   }
   partial_bytes *= double(elem), staged_bytes *= double(elem);
@@ -186,6 +208,11 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
 
   // The run's one set of workers (threads, buffers, device queues), made once.
   exec::Engine<Scalar> engine(workers_for<Scalar>(specs));
+  exec::ScheduleOptions schedule;
+  schedule.strategy = strategy;
+  schedule.speeds = w;
+  schedule.seed = pr.seed;
+  engine.set_schedule(schedule);
   engine.reserve(plan);
   const Scalar alpha = Scalar(pr.alpha), beta = Scalar(pr.beta);
   std::vector<exec::RunResult> results;
@@ -228,6 +255,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   rec.partial_buffers = int(plan.partials.size());
   for (const auto& b : plan.partials) rec.partial_bytes += double(b.c.rows() * b.c.cols()) * elem;
   rec.calibration_s = calibration_s, rec.partition_s = partition_s;
+  rec.task_tiles = task_tiles;
 
   std::vector<std::size_t> order(results.size());
   std::iota(order.begin(), order.end(), 0);
@@ -242,6 +270,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     rec.median_s = 0.5 * (results[order[order.size() / 2 - 1]].seconds + med.seconds);
   rec.gflops = 2.0 * double(pr.m) * double(pr.n) * double(pr.k) / rec.median_s / 1e9;
   rec.prescale_s = med.prescale_s, rec.reduce_s = med.reduce_s;
+  rec.units = med.units;
 
   const double total_speed = std::accumulate(w.begin(), w.end(), 0.0);
   const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
@@ -258,6 +287,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     p.busy_s = ws.busy_s, p.copy_s = ws.copy_s, p.stall_s = ws.stall_s, p.finish_s = ws.finish_s;
     p.h2d_bytes = ws.h2d_bytes, p.d2h_bytes = ws.d2h_bytes, p.flops = ws.flops;
     p.predicted_s = pp.flops / (w[q] * 1e9);
+    p.stolen_steps = ws.stolen_steps, p.lost_steps = ws.lost_steps;
+    p.stolen_flops = ws.stolen_flops, p.steal_bytes = ws.steal_bytes;
     rec.processors.push_back(p);
   }
   report::describe_process(rec);

@@ -390,6 +390,14 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     try {
       d = deck::load_deck(deck_path, overrides);
       require_validation_for_fault(d, fault);
+      if (d.run.schedule != deck::Schedule::static_plan)
+        throw Error(d.at("run.schedule") + ": \"" + deck::to_string(d.run.schedule) +
+                    "\" is not supported under mpirun yet: each rank runs its share with the "
+                    "static schedule (use \"static\", or run without mpirun)");
+      if (d.run.task_tiles > 0)
+        throw Error(d.at("run.task_tiles") +
+                    ": is not supported under mpirun yet (it shapes steps for work stealing, "
+                    "which runs without mpirun only)");
       // Only rank 0 writes the record; its path is checked before any work.
       if (json && comm.rank() == 0) check_output_path("--json", *json);
     } catch (...) {

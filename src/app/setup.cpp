@@ -16,6 +16,21 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
       p.link_gbs = d.platform.staged_link_gbs;
       p.copy_jitter_us = d.platform.staged_copy_jitter_us;
     }
+  if (!d.platform.slowdown.empty()) {
+    if (d.platform.slowdown.size() != specs.size())
+      throw Error(d.at("platform.slowdown") + ": " + std::to_string(d.platform.slowdown.size()) +
+                  " factors for " + std::to_string(specs.size()) + " processors (" +
+                  (given ? "as listed in platform.processors" : "every enabled space, by default") +
+                  ")");
+    for (std::size_t q = 0; q < specs.size(); ++q) {
+      auto& p = specs[q];
+      p.slowdown = d.platform.slowdown[q];
+      p.slowdown_after_s = d.platform.slowdown_after_s;
+      if (p.kind == platform::ProcessorKind::device && p.slowdown != 1)
+        throw Error(d.at("platform.slowdown") + ": " + p.name +
+                    " cannot be slowed (only host and staged processors can): give it 1");
+    }
+  }
   if (!d.platform.measure_speeds && d.platform.speeds.size() != specs.size())
     throw Error(d.location("platform.speeds") +
                 ": platform.speeds: " + std::to_string(d.platform.speeds.size()) + " speeds for " +
@@ -77,9 +92,12 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
   std::unique_ptr<platform::SpeedCache> cache;
   if (d.platform.use_speed_cache)
     cache = std::make_unique<platform::SpeedCache>(platform::default_speed_cache_path());
+  // Speeds are the processors' own: platform.slowdown is a surprise the partition does not know.
+  auto unslowed = specs;
+  for (auto& s : unslowed) s.slowdown = 1;
   return platform::calibrate(
       specs, deck::to_string(p.precision), problem.describe(),
-      [&] { return exec::measure_rates<Scalar>(specs, problem, 0.25); }, cache.get(), fresh,
+      [&] { return exec::measure_rates<Scalar>(unslowed, problem, 0.25); }, cache.get(), fresh,
       progress);
 }
 

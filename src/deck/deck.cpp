@@ -243,6 +243,31 @@ const std::map<std::string, Setter>& keys() {
                  describe(n));
       d.platform.staged_copy_jitter_us = v;
     };
+    t["platform.slowdown"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const toml::array* arr = n.as_array();
+      if (!arr || arr->empty())
+        fail(at, k,
+             "expected a list of slowdown factors, one per processor (1: full speed), got " +
+                 describe(n));
+      d.platform.slowdown.clear();
+      for (const toml::node& e : *arr) {
+        const double v = get_number(e, at, k);
+        if (!(v >= 1) || v > 1000)
+          fail(at, k,
+               "slowdown factor " + describe(e) +
+                   " must be between 1 (full speed) and 1000 (a thousand times slower)");
+        d.platform.slowdown.push_back(v);
+      }
+    };
+    t["platform.slowdown_after_s"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const double v = get_number(n, at, k);
+      if (v < 0 || v > 1e6)
+        fail(at, k,
+             "must be between 0 and 1000000 (seconds into each run before platform.slowdown "
+             "applies), got " +
+                 describe(n));
+      d.platform.slowdown_after_s = v;
+    };
     t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
       if (n.is_string() && get_string(n, at, k) == "auto") {
         d.partition.auto_algorithm = true;
@@ -281,6 +306,15 @@ const std::map<std::string, Setter>& keys() {
     };
     t["run.validate"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.run.validate = get_bool(n, at, k);
+    };
+    t["run.schedule"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.run.schedule = get_choice<Schedule>(n, at, k,
+                                            {{"static", Schedule::static_plan},
+                                             {"random", Schedule::random},
+                                             {"cheapest", Schedule::cheapest}});
+    };
+    t["run.task_tiles"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.run.task_tiles = get_int(n, at, k, 1, std::int64_t(1) << 20);
     };
     t["mpi.grid"] = [](Deck& d, auto& n, auto& at, auto& k) {
       const toml::array* arr = n.as_array();
@@ -395,6 +429,12 @@ void check(Deck& d) {
              ": elements of C could exceed the largest " + type +
              " and overflow; use a smaller alpha" + (single ? " or precision \"double\"" : ""));
 
+  if (!d.platform.slowdown.empty() && !d.platform.processors.empty() &&
+      d.platform.slowdown.size() != d.platform.processors.size())
+    fail(at("platform.slowdown"), "platform.slowdown",
+         std::to_string(d.platform.slowdown.size()) + " factors for " +
+             std::to_string(d.platform.processors.size()) +
+             " processors: give one per processor (1: full speed)");
   if (!d.platform.measure_speeds)
     if (const auto problem = partition::speed_problem(d.platform.speeds))
       fail(at("platform.speeds"), "platform.speeds", *problem);
@@ -569,6 +609,9 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 }
 
 std::string to_string(Precision p) { return p == Precision::float64 ? "double" : "float"; }
+std::string to_string(Schedule s) {
+  return s == Schedule::static_plan ? "static" : s == Schedule::random ? "random" : "cheapest";
+}
 std::string to_string(CInit c) {
   return c == CInit::random ? "random" : c == CInit::zero ? "zero" : "nan";
 }

@@ -30,6 +30,10 @@ struct Platform {
   bool use_speed_cache = true;
   double staged_link_gbs = 0;        // 0: staged copies run at memcpy speed
   double staged_copy_jitter_us = 0;  // test mode: random delays before staged copies
+  // Test and benchmark mode: per processor, a factor by which its GEMMs are slowed from
+  // slowdown_after_s into each run (empty: none).
+  std::vector<double> slowdown;
+  double slowdown_after_s = 0;
 };
 
 struct Partition {
@@ -44,10 +48,16 @@ struct Partition {
   bool is_auto() const { return auto_algorithm || auto_discretization; }
 };
 
+enum class Schedule { static_plan, random, cheapest };
+
 struct Run {
   int repetitions = 3;
   int warmup = 1;
   bool validate = true;
+  Schedule schedule = Schedule::static_plan;  // work stealing (docs/scheduling.md)
+  // Largest side, in tiles, of the C blocks steps are cut into so that work can move; 0: none
+  // for "static", automatic for the stealing schedules.
+  std::int64_t task_tiles = 0;
 };
 
 // Across MPI ranks: used under mpirun at any number of ranks (one included) and by simulate;
@@ -91,5 +101,6 @@ Deck parse_deck(const std::string& text, const std::string& name,
 
 std::string to_string(Precision p);
 std::string to_string(CInit c);
+std::string to_string(Schedule s);
 
 }  // namespace cuboid::deck

@@ -10,7 +10,7 @@
 //   void sync(const Event&)            the host waits for the event
 //   void upload(Lane, dst, src, bytes)   staging -> processor memory, asynchronous
 //   void download(Lane, dst, src, bytes) processor memory -> staging, asynchronous
-//   void gemm(alpha, A, B, beta, C)    on the compute lane, asynchronous
+//   void gemm(team, alpha, A, B, beta, C)  on the compute lane, asynchronous
 //   void begin_run(); void finish();   finish waits for every lane
 //   chunk_bytes (Backend)              size of the input staging chunks
 //   LaneTimes times()                  after finish(): copy, GEMM and stall seconds of the run
@@ -60,9 +60,10 @@ struct StagedHostBackend {
    public:
     using Event = QueueEvent;
     explicit Queues(const platform::ProcessorSpec& spec)
-        : bytes_per_s_(spec.link_gbs > 0 ? spec.link_gbs * 1e9 : 0),
+        : spec_(spec),
+          bytes_per_s_(spec.link_gbs > 0 ? spec.link_gbs * 1e9 : 0),
           jitter_us_(spec.copy_jitter_us),
-          team_threads_(spec.team_gemm ? spec.threads : 0) {
+          threads_(spec.threads) {
       // OpenMP (and so OpenBLAS) threads are per calling thread: set once on the GEMM lane.
       const int threads = spec.threads;
       q_[lane_compute].submit([threads] { set_thread_count(threads); });
@@ -83,19 +84,19 @@ struct StagedHostBackend {
     void download(Lane l, void* dst, const void* src, std::size_t bytes) {
       copy(l, dst, src, bytes);
     }
+    // `team`: how the step's owner cuts its GEMMs (gemm_team), kept wherever the step runs.
     template <class A, class B, class C>
-    void gemm(typename C::const_value_type alpha, const A& a, const B& b,
+    void gemm(int team, typename C::const_value_type alpha, const A& a, const B& b,
               typename C::const_value_type beta, const C& c) {
-      q_[lane_compute].submit([this, alpha, a, b, beta, c] {
+      q_[lane_compute].submit([this, team, alpha, a, b, beta, c] {
         const double t = now_seconds();
         stall_s_ += t - last_gemm_end_;
-        if (team_threads_ > 1)
-          team_gemm(exec_space(), team_threads_, alpha, a, b, beta, c);
-        else
-          kokkos_ext::gemm(exec_space(), alpha, a, b, beta, c);
+        team_gemm(exec_space(), team, threads_, alpha, a, b, beta, c);
         const double e = now_seconds();
-        busy_s_ += e - t;
-        last_gemm_end_ = e;
+        slow_down(spec_, e - t, e - run_start_);
+        const double d = now_seconds();
+        busy_s_ += d - t;
+        last_gemm_end_ = d;
       });
     }
     void begin_run() {
@@ -103,7 +104,7 @@ struct StagedHostBackend {
       link_free_ = {};
       waited_until_ = {};
       busy_s_ = stall_s_ = 0;
-      last_gemm_end_ = now_seconds();
+      last_gemm_end_ = run_start_ = now_seconds();
     }
     void finish() {
       std::exception_ptr first;
@@ -162,12 +163,13 @@ struct StagedHostBackend {
       });
     }
 
+    platform::ProcessorSpec spec_;
     double bytes_per_s_ = 0, jitter_us_ = 0;
-    int team_threads_ = 0;
+    int threads_ = 1;
     // Written by one lane's thread each, read after finish().
     std::array<std::int64_t, 3> copy_ns_{};
     std::array<std::chrono::steady_clock::time_point, 3> link_free_{}, waited_until_{};
-    double busy_s_ = 0, stall_s_ = 0, last_gemm_end_ = 0;
+    double busy_s_ = 0, stall_s_ = 0, last_gemm_end_ = 0, run_start_ = 0;
     mutable std::array<WorkQueue, 3> q_;
   };
 };
@@ -225,8 +227,9 @@ struct DeviceBackend {
           Bytes<memory_space>(static_cast<unsigned char*>(const_cast<void*>(src)), bytes));
       copies_.push_back({a, record(l)});
     }
+    // `team` (how the step's owner cuts its GEMMs on the host) does not apply to cuBLAS.
     template <class A, class B, class C>
-    void gemm(typename C::const_value_type alpha, const A& a, const B& b,
+    void gemm(int /*team*/, typename C::const_value_type alpha, const A& a, const B& b,
               typename C::const_value_type beta, const C& c) {
       const Event s = record(lane_compute);
       kokkos_ext::gemm(inst_[lane_compute], alpha, a, b, beta, c);

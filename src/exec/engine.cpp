@@ -12,7 +12,18 @@ namespace cuboid::exec {
 
 namespace {
 std::atomic<int> engines_created{0};
-}
+
+// One processor's view of the run's steal queues.
+class StealSource final : public StepSource {
+ public:
+  StealSource(StealScheduler& s, int p) : s_(s), p_(p) {}
+  bool next(StepRef& out) override { return s_.next(p_, out); }
+
+ private:
+  StealScheduler& s_;
+  int p_;
+};
+}  // namespace
 
 template <class Scalar>
 Engine<Scalar>::Engine(std::vector<std::unique_ptr<Worker<Scalar>>> workers)
@@ -25,12 +36,31 @@ Engine<Scalar>::Engine(std::vector<std::unique_ptr<Worker<Scalar>>> workers)
 }
 
 template <class Scalar>
+void Engine<Scalar>::set_schedule(const ScheduleOptions& options) {
+  if (!options.speeds.empty() && options.speeds.size() != workers_.size())
+    throw std::invalid_argument("engine: " + std::to_string(options.speeds.size()) +
+                                " speeds for " + std::to_string(workers_.size()) + " processors");
+  schedule_ = options;
+}
+
+template <class Scalar>
 void Engine<Scalar>::reserve(const Plan& plan) {
   if (plan.processors.size() != workers_.size())
     throw std::invalid_argument("engine: the plan has " + std::to_string(plan.processors.size()) +
                                 " processors but the engine " + std::to_string(workers_.size()));
   kokkos_ext::ScopedRegion region("cuboid::exec::reserve");
-  for (std::size_t q = 0; q < workers_.size(); ++q) workers_[q]->prepare(plan.processors[q]);
+  if (schedule_.strategy == Strategy::static_plan) {
+    for (std::size_t q = 0; q < workers_.size(); ++q) workers_[q]->prepare(plan.processors[q]);
+  } else {
+    // Any processor may run any step: each must fit every budget.
+    if (!plan.shared_steps)
+      throw std::invalid_argument(
+          "engine: a stealing schedule needs a plan made with PlanOptions::shared_steps");
+    ProcessorPlan all;
+    for (const auto& pp : plan.processors)
+      all.steps.insert(all.steps.end(), pp.steps.begin(), pp.steps.end());
+    for (auto& w : workers_) w->prepare(all);
+  }
   if (partial_storage_.size() < plan.partials.size()) partial_storage_.resize(plan.partials.size());
   for (std::size_t b = 0; b < plan.partials.size(); ++b) {
     const std::size_t need = std::size_t(plan.partials[b].c.rows() * plan.partials[b].c.cols());
@@ -70,8 +100,23 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
     ctx_.partial_rects[b] = r;
   }
 
+  ctx_.teams.resize(workers_.size());
+  std::vector<bool> copies(workers_.size());
+  for (std::size_t q = 0; q < workers_.size(); ++q) {
+    ctx_.teams[q] = gemm_team(workers_[q]->spec());
+    copies[q] = workers_[q]->spec().kind != platform::ProcessorKind::host;
+  }
+  std::vector<std::unique_ptr<StepSource>> sources(workers_.size());
+  std::unique_ptr<StealScheduler> stealer;
+  std::vector<Unit> units;
+  if (schedule_.strategy != Strategy::static_plan) units = make_units(plan, sizeof(Scalar));
+
   RunResult result;
   const double t0 = now_seconds();
+  if (!units.empty()) {
+    result.units = int(units.size());
+    stealer = std::make_unique<StealScheduler>(plan, std::move(units), copies, schedule_, t0);
+  }
   {
     kokkos_ext::ScopedRegion region("cuboid::exec::prescale");
     for (const Rect& r : plan.prescale) {
@@ -96,8 +141,12 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
     kokkos_ext::ScopedRegion region("cuboid::exec::compute");
     const RunContext<Scalar>& ctx = ctx_;
     for (std::size_t q = 0; q < workers_.size(); ++q) {
-      lanes_[q]->start(
-          [&, q] { result.workers[q] = workers_[q]->execute(plan.processors[q], ctx, t0); });
+      if (stealer) {
+        sources[q] = std::make_unique<StealSource>(*stealer, int(q));
+      } else {
+        sources[q] = std::make_unique<PlanSteps>(plan.processors[q].steps, int(q));
+      }
+      lanes_[q]->start([&, q] { result.workers[q] = workers_[q]->execute(*sources[q], ctx, t0); });
     }
     std::exception_ptr first;
     if (poll) {
@@ -122,6 +171,13 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
     }
     if (first) std::rethrow_exception(first);
   }
+
+  if (stealer)
+    for (std::size_t q = 0; q < workers_.size(); ++q) {
+      const StealCounts c = stealer->counts(int(q));
+      auto& w = result.workers[q];
+      w.stolen_steps = c.stolen_steps, w.lost_steps = c.lost_steps, w.stolen_flops = c.stolen_flops;
+    }
 
   const double t1 = now_seconds();
   {

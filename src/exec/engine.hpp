@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "exec/plan.hpp"
+#include "exec/schedule.hpp"
 #include "exec/thread_lane.hpp"
 #include "exec/worker.hpp"
 
@@ -17,6 +18,7 @@ struct RunResult {
   double prescale_s = 0;  // applying beta to blocks no GEMM applies it to
   double reduce_s = 0;    // adding partial C buffers
   std::vector<WorkerStats> workers;
+  int units = 0;  // units of work the schedule could move (0: static)
 };
 
 template <class Scalar>
@@ -24,6 +26,11 @@ class Engine {
  public:
   // Takes one worker per processor and starts a thread (lane) for each.
   explicit Engine(std::vector<std::unique_ptr<Worker<Scalar>>> workers);
+  // How runs share out the steps (schedule.hpp); static by default. With stealing, every worker's
+  // buffers are reserved for every step of a plan, whichever processor it belongs to: plans for
+  // it are made with PlanOptions::shared_steps so that those fit every budget.
+  void set_schedule(const ScheduleOptions& options);
+  const ScheduleOptions& schedule() const { return schedule_; }
   // Grows worker buffers and partial buffers so that `plan` runs without allocating. Call it for
   // every plan before the first timed run; buffers are sized for the largest needs over the
   // plans reserved (a plan's partial i uses buffer i, viewed at its rectangle's size).
@@ -48,6 +55,7 @@ class Engine {
   std::vector<std::unique_ptr<ThreadLane>> lanes_;  // one per worker, alive across runs
   std::vector<Kokkos::View<Scalar*, Kokkos::HostSpace>> partial_storage_;
   RunContext<Scalar> ctx_;  // reused so that a run allocates nothing
+  ScheduleOptions schedule_;
 };
 
 }  // namespace cuboid::exec

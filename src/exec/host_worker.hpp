@@ -12,15 +12,16 @@ class HostWorker final : public Worker<Scalar> {
  public:
   explicit HostWorker(const platform::ProcessorSpec& spec) : Worker<Scalar>(spec) {}
 
-  void prepare(const ProcessorPlan&) override {}
+  void prepare(const ProcessorPlan&) override {}  // works in place: no buffers
 
-  WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
-                      double t0) override {
+  WorkerStats execute(StepSource& source, const RunContext<Scalar>& ctx, double t0) override {
     kokkos_ext::ScopedRegion region("cuboid::exec::host[" + this->spec_.name + "]");
     set_thread_count(this->spec_.threads);
     WorkerStats st;
     const space exec;
-    for (const Step& step : plan.steps) {
+    StepRef ref;
+    while (source.next(ref)) {
+      const Step& step = *ref.step;
       const auto rows = std::make_pair(step.c.i0, step.c.i1);
       const auto cols = std::make_pair(step.c.j0, step.c.j1);
       const auto inner = std::make_pair(step.l0, step.l1);
@@ -29,17 +30,21 @@ class HostWorker final : public Worker<Scalar> {
       const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
                           : step.beta == BetaUse::zero ? Scalar(0)
                                                        : ctx.beta;
+      const int team =
+          ctx.teams.empty() ? gemm_team(this->spec_) : ctx.teams[std::size_t(ref.owner)];
       const double t = now_seconds();
       if (step.dest < 0) {
-        gemm(exec, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));
+        gemm(exec, team, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));
       } else {
         const Rect& r = ctx.partial_rects[std::size_t(step.dest)];
         auto c = Kokkos::subview(ctx.partials[std::size_t(step.dest)],
                                  std::make_pair(step.c.i0 - r.i0, step.c.i1 - r.i0),
                                  std::make_pair(step.c.j0 - r.j0, step.c.j1 - r.j0));
-        gemm(exec, ctx.alpha, a, b, beta, c);
+        gemm(exec, team, ctx.alpha, a, b, beta, c);
       }
       exec.fence();
+      const double e = now_seconds();
+      slow_down(this->spec_, e - t, e - t0);
       st.busy_s += now_seconds() - t;
       st.flops += step.flops();
       ++st.steps;
@@ -60,11 +65,9 @@ class HostWorker final : public Worker<Scalar> {
 
  private:
   template <class A, class B, class C>
-  void gemm(const space& exec, Scalar alpha, const A& a, const B& b, Scalar beta, const C& c) {
-    if (this->spec_.team_gemm)
-      team_gemm(exec, this->spec_.threads, alpha, a, b, beta, c);
-    else
-      kokkos_ext::gemm(exec, alpha, a, b, beta, c);
+  void gemm(const space& exec, int team, Scalar alpha, const A& a, const B& b, Scalar beta,
+            const C& c) {
+    team_gemm(exec, team, this->spec_.threads, alpha, a, b, beta, c);
   }
 };
 

@@ -1,6 +1,7 @@
 #include "exec/plan.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -76,26 +77,101 @@ void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int6
   split_for_budget(b, l0, l1, tile, budget, min_panels, c_blocks, out);
 }
 
-// Cuts every piece of one processor. The buffers are sized for the largest panels and the largest
-// C block over all steps, which may come from different steps; so when their sum exceeds the
-// budget, the pieces are cut again with a smaller one: the largest that fits, found by bisection.
-std::vector<std::vector<Part>> split_pieces(const std::vector<Part>& pieces, std::int64_t tile,
-                                            std::int64_t budget, int min_panels,
-                                            const BufferCost& cost) {
-  const std::int64_t limit = budget - cost.fixed;  // for panels and C blocks
-  if (budget > 0 && limit <= 0)
-    throw std::runtime_error("memory budget too small for the processor's staging ring");
-  // Cuts with `room`; returns the elements the buffers then need.
+// Cuts a piece's C block into blocks of at most `block` tiles a side, balanced on tile
+// boundaries, column band by column band.
+std::vector<Rect> cut_blocks(const Rect& c, std::int64_t tile, std::int64_t block) {
+  if (block <= 0) return {c};
+  const std::int64_t rt = (c.rows() + tile - 1) / tile, ct = (c.cols() + tile - 1) / tile;
+  const std::int64_t nr = (rt + block - 1) / block, nc = (ct + block - 1) / block;
+  std::vector<Rect> out;
+  for (std::int64_t b = 0; b < nc; ++b) {
+    const std::int64_t j0 = c.j0 + (ct * b / nc) * tile,
+                       j1 = std::min(c.j1, c.j0 + (ct * (b + 1) / nc) * tile);
+    for (std::int64_t a = 0; a < nr; ++a) {
+      const std::int64_t i0 = c.i0 + (rt * a / nr) * tile,
+                         i1 = std::min(c.i1, c.i0 + (rt * (a + 1) / nr) * tile);
+      out.push_back(Rect{i0, i1, j0, j1});
+    }
+  }
+  return out;
+}
+
+// One piece to cut: its C block and k range, the fewest panels its processor wants, and
+// whether it is its processor's first piece (whose first step fills the pipeline).
+struct PieceCut {
+  Rect c;
+  std::int64_t l0 = 0, l1 = 0;
+  int min_panels = 1;
+  bool first = false;
+  // Elements x depth of its processor's pieces before it, and of all of them (coarse_head).
+  double before = 0, total = 0;
+};
+
+double volume(const Rect& r, std::int64_t l0, std::int64_t l1) {
+  return double(r.rows()) * double(r.cols()) * double(l1 - l0);
+}
+
+// A piece's blocks: of at most `block` tiles a side; with `coarse_head`, larger where they end
+// early in the processor's volume -- four times that side within the first half (the head of its
+// queue, which it most likely runs itself: fewer, larger GEMMs and copies), twice within the
+// third quarter -- and `block` only in the last quarter, which processors short of work take.
+std::vector<Rect> blocks_of(const PieceCut& pc, std::int64_t tile, std::int64_t block,
+                            bool coarse_head) {
+  if (!coarse_head || block <= 0) return cut_blocks(pc.c, tile, block);
+  std::vector<Rect> out;
+  double pos = pc.before;
+  // 4 block within the first half, 2 block within the next quarter, then block (share 1).
+  std::function<void(const Rect&, std::int64_t, double)> cut = [&](const Rect& r, std::int64_t side,
+                                                                   double end_share) {
+    for (const Rect& b : cut_blocks(r, tile, side)) {
+      const double v = volume(b, pc.l0, pc.l1);
+      if (side == block || pos + v <= end_share * pc.total) {
+        out.push_back(b);
+        pos += v;
+      } else {
+        cut(b, side / 2, end_share + (1 - end_share) / 2);
+      }
+    }
+  };
+  cut(pc.c, 4 * block, 0.5);
+  return out;
+}
+
+// A budget the steps' buffers must fit: budget elements, and what counts against them.
+struct BudgetLimit {
+  std::int64_t budget = 0;
+  BufferCost cost;
+};
+
+// Cuts pieces (of one processor, or of all of them with shared steps) into steps. The buffers
+// are sized for the largest panels and the largest C block over all steps, which may come from
+// different steps; so when their sum exceeds a budget, the pieces are cut again with a smaller
+// room: the largest that fits every budget, found by bisection.
+std::vector<std::vector<Part>> split_pieces(const std::vector<PieceCut>& pieces, std::int64_t tile,
+                                            std::int64_t block, bool coarse_head,
+                                            const std::vector<BudgetLimit>& limits) {
+  // The room the cut starts from, and the C blocks it counts: the tightest of the budgets.
+  std::int64_t limit = 0;
+  int c_blocks = 0;
+  for (const auto& b : limits) {
+    const std::int64_t l = b.budget - b.cost.fixed;  // for panels and C blocks
+    if (l <= 0)
+      throw std::runtime_error("memory budget too small for the processor's staging ring");
+    limit = limit == 0 ? l : std::min(limit, l);
+    c_blocks = std::max(c_blocks, b.cost.c_blocks);
+  }
+  // Cuts with `room`; returns whether the buffers then fit every budget.
   auto cut = [&](std::int64_t room, std::vector<std::vector<Part>>& out) {
     out.assign(pieces.size(), {});
     std::int64_t max_ab = 0, max_c = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      const auto& [c, l0, l1] = pieces[i];
+      const PieceCut& pc = pieces[i];
       auto& parts = out[i];
-      split_for_budget(c, l0, l1, tile, room, min_panels, cost.c_blocks, parts);
+      for (const Rect& r : blocks_of(pc, tile, block, coarse_head))
+        split_for_budget(r, pc.l0, pc.l1, tile, room, pc.min_panels, c_blocks, parts);
       // The first step's copies cannot overlap anything: a processor that overlaps copies
       // starts with a panel of one tile, so that less waits to fill the pipeline.
-      if (i == 0 && min_panels > 1 && !parts.empty()) {
+      if (pc.first && pc.min_panels > 1 && !parts.empty()) {
         auto [rect, a, z] = parts.front();
         if (z - a > tile) {
           parts.front() = std::make_tuple(rect, a, a + tile);
@@ -107,24 +183,26 @@ std::vector<std::vector<Part>> split_pieces(const std::vector<Part>& pieces, std
         max_c = std::max(max_c, rect.rows() * rect.cols());
       }
     }
-    return 2 * max_ab + cost.c_blocks * max_c;
+    for (const auto& b : limits)
+      if (2 * max_ab + b.cost.c_blocks * max_c > b.budget - b.cost.fixed) return false;
+    return true;
   };
   std::vector<std::vector<Part>> out, trial;
-  if (budget <= 0) {
-    cut(0, out);  // no budget: pieces are cut only into min_panels panels
+  if (limits.empty()) {
+    cut(0, out);  // no budget: pieces are cut only into blocks and min_panels panels
     return out;
   }
-  if (cut(limit, out) <= limit) return out;
+  if (cut(limit, out)) return out;
   // Shrink until it fits, then bisect between the last room that failed and the one that fits.
   std::int64_t bad = limit, good = limit;
   do {
     bad = good;
     good = good * 9 / 10;
     if (good <= 0) throw std::runtime_error("memory budget too small for a single tile");
-  } while (cut(good, out) > limit);
+  } while (!cut(good, out));
   while (bad - good > std::max<std::int64_t>(1, good / 256)) {
     const std::int64_t mid = good + (bad - good) / 2;
-    if (cut(mid, trial) <= limit) {
+    if (cut(mid, trial)) {
       good = mid;
       out.swap(trial);
     } else {
@@ -146,6 +224,27 @@ std::int64_t buffer_elements(const ProcessorPlan& pp, const BufferCost& cost) {
   return cost.fixed + 2 * pp.max_ab + cost.c_blocks * pp.max_c;
 }
 
+std::int64_t shared_buffer_elements(const Plan& plan, const BufferCost& cost) {
+  ProcessorPlan all;
+  for (const auto& pp : plan.processors) {
+    if (pp.steps.empty()) continue;
+    all.steps.resize(1);
+    all.max_ab = std::max(all.max_ab, pp.max_ab);
+    all.max_c = std::max(all.max_c, pp.max_c);
+  }
+  return buffer_elements(all, cost);
+}
+
+std::vector<std::vector<std::size_t>> chain_starts(const Plan& plan) {
+  std::vector<std::vector<std::size_t>> out(plan.processors.size());
+  for (std::size_t q = 0; q < plan.processors.size(); ++q) {
+    const auto& steps = plan.processors[q].steps;
+    for (std::size_t s = 0; s < steps.size(); ++s)
+      if (s == 0 || steps[s - 1].c_out) out[q].push_back(s);
+  }
+  return out;
+}
+
 Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, std::int64_t n,
                std::int64_t k, std::int64_t tile, const PlanOptions& options) {
   if (tile <= 0 || m <= 0 || n <= 0 || k <= 0)
@@ -155,6 +254,7 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
   const int p = int(zones.size());
   Plan plan;
   plan.m = m, plan.n = n, plan.k = k, plan.tile = tile;
+  plan.shared_steps = options.shared_steps;
   plan.processors.resize(std::size_t(p));
 
   // Owner of each C tile, and whether several processors contribute to it.
@@ -175,22 +275,56 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
     }
   }
 
+  // Every processor's pieces cut into steps: each within its own budget, or with shared steps
+  // all together within every budget.
+  std::vector<std::vector<std::vector<Part>>> split(static_cast<std::size_t>(p));
+  {
+    auto budget_of = [&](int q) {
+      const std::int64_t budget =
+          q < int(options.budget_elements.size()) ? options.budget_elements[std::size_t(q)] : 0;
+      const BufferCost cost =
+          q < int(options.buffer_cost.size()) ? options.buffer_cost[std::size_t(q)] : BufferCost{};
+      return BudgetLimit{budget, cost};
+    };
+    std::vector<PieceCut> all;
+    std::vector<BudgetLimit> all_limits;
+    std::vector<int> owner_of_piece;
+    for (int q = 0; q < p; ++q) {
+      const int min_panels =
+          q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
+      std::vector<PieceCut> pieces;
+      for (const auto& b : zones[std::size_t(q)])
+        if (!b.empty())
+          pieces.push_back(PieceCut{to_elements(b, m, n, tile), b.lo[2] * tile,
+                                    std::min(b.hi[2] * tile, k), min_panels, pieces.empty()});
+      double total = 0;
+      for (auto& pc : pieces) {
+        pc.before = total;
+        total += volume(pc.c, pc.l0, pc.l1);
+      }
+      for (auto& pc : pieces) pc.total = total;
+      const BudgetLimit limit = budget_of(q);
+      if (options.shared_steps) {
+        all.insert(all.end(), pieces.begin(), pieces.end());
+        owner_of_piece.insert(owner_of_piece.end(), pieces.size(), q);
+        if (limit.budget > 0) all_limits.push_back(limit);
+      } else {
+        split[std::size_t(q)] = split_pieces(
+            pieces, tile, options.block_tiles, options.coarse_head,
+            limit.budget > 0 ? std::vector<BudgetLimit>{limit} : std::vector<BudgetLimit>{});
+      }
+    }
+    if (options.shared_steps) {
+      auto parts = split_pieces(all, tile, options.block_tiles, options.coarse_head, all_limits);
+      for (std::size_t i = 0; i < parts.size(); ++i)
+        split[std::size_t(owner_of_piece[i])].push_back(std::move(parts[i]));
+    }
+  }
+
   TileGrid<char> beta_done(M, N, 0);  // beta already applied by a direct first-touch GEMM
   std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> partial_of;
   for (int q = 0; q < p; ++q) {
     ProcessorPlan& pp = plan.processors[std::size_t(q)];
-    const std::int64_t budget =
-        q < int(options.budget_elements.size()) ? options.budget_elements[std::size_t(q)] : 0;
-    const int min_panels =
-        q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
-    const BufferCost cost =
-        q < int(options.buffer_cost.size()) ? options.buffer_cost[std::size_t(q)] : BufferCost{};
-    std::vector<Part> pieces;
-    for (const auto& b : zones[std::size_t(q)])
-      if (!b.empty())
-        pieces.emplace_back(to_elements(b, m, n, tile), b.lo[2] * tile,
-                            std::min(b.hi[2] * tile, k));
-    const auto split = split_pieces(pieces, tile, budget, min_panels, cost);
     TileGrid<char> touched(M, N, 0);  // by this processor's direct steps so far
     int piece_index = 0;
     for (const auto& b : zones[std::size_t(q)]) {
@@ -228,7 +362,7 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
           dest = it->second;
         }
       }
-      const std::vector<Part>& parts = split[std::size_t(piece_index)];
+      const std::vector<Part>& parts = split[std::size_t(q)][std::size_t(piece_index)];
       // Steps on the same sub-block follow each other, so the block stays resident.
       for (std::size_t s = 0; s < parts.size(); ++s) {
         const auto& [rect, a, z] = parts[s];

@@ -69,6 +69,8 @@ struct Plan {
   std::vector<PartialBuffer> partials;  // reduced into C in this order
   std::vector<Rect> prescale;           // C blocks to scale by beta (or zero) before the run
   bool k_split = false;                 // some C tile has contributions from several processors
+  bool shared_steps = false;            // made with PlanOptions::shared_steps: any processor's
+                                        // buffers fit any step
 };
 
 struct PlanOptions {
@@ -83,6 +85,19 @@ struct PlanOptions {
   std::vector<int> min_panels;
   // Per processor (BufferCost{} when absent): what counts against its budget.
   std::vector<BufferCost> buffer_cost;
+  // Work stealing needs steps small enough to move and able to run anywhere:
+  // - block_tiles > 0: every piece's C block is first cut into blocks of at most this many
+  //   tiles a side (balanced, on tile boundaries), so that a zone is many chains of steps;
+  // - shared_steps: every processor's steps fit the buffers of every processor with a budget
+  //   (the largest panels and C block over all steps of the plan, with each one's BufferCost),
+  //   so that any of them can run a step stolen from any other.
+  // - coarse_head (with block_tiles): blocks are four times as large a side where they end
+  //   within the first half of their processor's volume (in plan order: the head of its queue,
+  //   which it most likely runs itself -- fewer GEMMs and copies), twice within the third
+  //   quarter, and only the last quarter, where others steal, is cut to block_tiles.
+  std::int64_t block_tiles = 0;
+  bool shared_steps = false;
+  bool coarse_head = false;
 };
 
 Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, std::int64_t n,
@@ -93,5 +108,12 @@ std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t
                               int c_blocks = 2);
 // The buffers it holds for a whole plan (elements): what must stay within its budget.
 std::int64_t buffer_elements(const ProcessorPlan& pp, const BufferCost& cost);
+// The same for every step of the plan, whichever processor it belongs to (shared_steps).
+std::int64_t shared_buffer_elements(const Plan& plan, const BufferCost& cost);
+
+// Chains: a processor's steps from one that starts a C block to the one that drains it
+// (c_out); a copying processor keeps the block resident between them. Returns, per processor,
+// the index of the first step of each chain.
+std::vector<std::vector<std::size_t>> chain_starts(const Plan& plan);
 
 }  // namespace cuboid::exec

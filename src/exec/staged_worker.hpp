@@ -89,21 +89,16 @@ class StagedWorker final : public Worker<Scalar> {
     return b * sizeof(Scalar);
   }
 
-  WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
-                      double t0) override {
+  WorkerStats execute(StepSource& source, const RunContext<Scalar>& ctx, double t0) override {
     kokkos_ext::ScopedRegion region("cuboid::exec::staged[" + this->spec_.name + "]");
-    prepare(plan);  // nothing to do once reserved
     WorkerStats st;
-    const auto& steps = plan.steps;
-    if (steps.empty()) {
+    // Steps come one at a time: a step is taken from the source when its copies are issued,
+    // one step ahead of its GEMM. A C block's chain (from its first step to the one that
+    // drains it) always comes whole and in order.
+    StepRef cur;
+    if (!source.next(cur)) {
       st.finish_s = now_seconds() - t0;
       return st;
-    }
-    int c_slot = 1;  // flips at the start of each run of steps on one C block
-    slot_of_step_.resize(steps.size());
-    for (std::size_t s = 0; s < steps.size(); ++s) {
-      if (s == 0 || steps[s - 1].c_out) c_slot ^= 1;
-      slot_of_step_[s] = c_slot;
     }
     in_ready_ = gemm_done_ = drained_ = {};
     ring_free_ = {};
@@ -111,11 +106,13 @@ class StagedWorker final : public Worker<Scalar> {
     pending_ = {};
 
     queues_.begin_run();
-    issue_inputs(0, steps, ctx, st);
-    for (std::size_t s = 0; s < steps.size(); ++s) {
-      const Step& step = steps[s];
-      const int ab = int(s % 2), cs = slot_of_step_[s];
-      const bool new_block = s == 0 || steps[s - 1].c_out;
+    int c_slot = 0;         // flips at the start of each chain of steps on one C block
+    bool new_block = true;  // the current step starts a C block
+    std::size_t s = 0;      // steps so far: step s uses A/B slot s % 2
+    issue_inputs(cur, s, c_slot, ctx, st);
+    for (;;) {
+      const Step& step = *cur.step;
+      const int ab = int(s % 2), cs = c_slot;
       queues_.wait(lane_compute, in_ready_[ab]);  // wait: gemm-after-inputs
       // A block the GEMM overwrites (no old C) must first have left the slot.
       const bool overwrites = new_block && !step.c_in;
@@ -127,7 +124,9 @@ class StagedWorker final : public Worker<Scalar> {
       const ConstBlock b(ab_buf_[ab].data() + step.c.rows() * step.depth(), step.depth(),
                          step.c.cols());
       const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
-      queues_.gemm(ctx.alpha, a, b, beta, c);
+      const int team =
+          ctx.teams.empty() ? gemm_team(this->spec_) : ctx.teams[std::size_t(cur.owner)];
+      queues_.gemm(team, ctx.alpha, a, b, beta, c);
       gemm_done_[ab] = queues_.record(lane_compute);
       st.flops += step.flops();
       ++st.steps;
@@ -140,8 +139,14 @@ class StagedWorker final : public Worker<Scalar> {
         drained_[cs] = queues_.record(lane_out);
         pending_[cs] = Pending{true, step};
         st.d2h_bytes += double(bytes);
+        if (cur.stolen) st.steal_bytes += double(bytes);
       }
-      if (s + 1 < steps.size()) issue_inputs(s + 1, steps, ctx, st);
+      StepRef next;
+      if (!source.next(next)) break;
+      new_block = step.c_out;
+      if (new_block) c_slot ^= 1;
+      cur = next;
+      issue_inputs(cur, ++s, c_slot, ctx, st);
     }
     complete_drain(0, ctx);  // wait: final-unpack
     complete_drain(1, ctx);  // wait: final-unpack
@@ -205,12 +210,14 @@ class StagedWorker final : public Worker<Scalar> {
     }
   }
 
-  // Issues step s's A and B panels and, when it needs one, its old C block.
-  void issue_inputs(std::size_t s, const std::vector<Step>& steps, const RunContext<Scalar>& ctx,
+  // Issues the A and B panels of step number s (A/B slot s % 2) and, when it needs one, its
+  // old C block (into C slot cs).
+  void issue_inputs(const StepRef& ref, std::size_t s, int cs, const RunContext<Scalar>& ctx,
                     WorkerStats& st) {
-    const Step& step = steps[s];
-    const int ab = int(s % 2), cs = slot_of_step_[s];
+    const Step& step = *ref.step;
+    const int ab = int(s % 2);
     const std::int64_t rows = step.c.rows(), depth = step.depth();
+    const double before = st.h2d_bytes;
     queues_.wait(lane_in, gemm_done_[ab]);  // wait: inputs-after-gemm (step s-2 read the slot)
     upload(ab_buf_[ab].data(), ctx.A, step.c.i0, step.c.i1, step.l0, step.l1, st);
     upload(ab_buf_[ab].data() + rows * depth, ctx.B, step.l0, step.l1, step.c.j0, step.c.j1, st);
@@ -225,6 +232,7 @@ class StagedWorker final : public Worker<Scalar> {
              step.c.j1 - j_off, st);
     }
     in_ready_[ab] = queues_.record(lane_in);
+    if (ref.stolen) st.steal_bytes += st.h2d_bytes - before;
   }
 
   static bool overlaps(const Step& a, const Step& b) {
@@ -265,7 +273,6 @@ class StagedWorker final : public Worker<Scalar> {
   int ring_next_ = 0;
   std::array<Event, 2> in_ready_{}, gemm_done_{}, drained_{};
   std::array<Pending, 2> pending_;
-  std::vector<int> slot_of_step_;
   int copy_threads_ = 1;
 };
 

@@ -1,6 +1,7 @@
 #include "exec/worker.hpp"
 
 #include <chrono>
+#include <thread>
 
 #include "exec/backends.hpp"
 #include "exec/host_worker.hpp"
@@ -18,6 +19,16 @@ void set_thread_count(int threads) {
 #else
   (void)threads;
 #endif
+}
+
+int gemm_team(const platform::ProcessorSpec& spec) {
+  if (spec.team_gemm) return spec.threads;
+  return spec.threads == 1 ? 1 : 0;
+}
+
+void slow_down(const platform::ProcessorSpec& spec, double seconds, double since_start) {
+  if (spec.slowdown > 1 && since_start >= spec.slowdown_after_s && seconds > 0)
+    std::this_thread::sleep_for(std::chrono::duration<double>((spec.slowdown - 1) * seconds));
 }
 
 double now_seconds() {

@@ -12,6 +12,7 @@
 
 #include "exec/matrices.hpp"
 #include "exec/plan.hpp"
+#include "exec/schedule.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "platform/processor.hpp"
 
@@ -31,6 +32,11 @@ struct WorkerStats {
   double h2d_bytes = 0, d2h_bytes = 0;
   double flops = 0;
   int steps = 0;
+  // Work stealing: bytes it copied (in and out) for steps it stole, and what the schedule moved
+  // (filled by the engine).
+  double steal_bytes = 0;
+  int stolen_steps = 0, lost_steps = 0;
+  double stolen_flops = 0;
 };
 
 template <class Scalar>
@@ -39,6 +45,9 @@ struct RunContext {
   std::vector<HostMatrix<Scalar>> partials;  // one per Plan::partials entry
   std::vector<Rect> partial_rects;           // where each partial buffer sits in C
   Scalar alpha{1}, beta{0};
+  // Per processor: how its GEMMs are cut (gemm_team()). A step keeps its owner's cut wherever
+  // it runs, so that a stolen step makes the same BLAS calls.
+  std::vector<int> teams;
 };
 
 template <class Scalar>
@@ -51,9 +60,9 @@ class Worker {
   virtual void prepare(const ProcessorPlan& plan) = 0;
   // Bytes of the buffers it holds (its own memory and host staging).
   virtual double reserved_bytes() const { return 0; }
-  // Runs the steps; `t0` is the run's start on the steady clock (seconds since epoch of it).
-  virtual WorkerStats execute(const ProcessorPlan& plan, const RunContext<Scalar>& ctx,
-                              double t0) = 0;
+  // Runs the steps `source` hands it, one at a time; `t0` is the run's start on the steady
+  // clock (seconds since epoch of it).
+  virtual WorkerStats execute(StepSource& source, const RunContext<Scalar>& ctx, double t0) = 0;
   // GEMM rate (GFLOP/s) on data in the processor's own memory, for an s x s x s product.
   virtual double measure_gemm_rate(std::int64_t s, double max_seconds) = 0;
 
@@ -93,39 +102,58 @@ double best_gemm_rate(const Space& space, const View& A, const View& B, const Vi
 // Sets the calling thread's OpenMP (and so OpenBLAS) thread count; no-op without OpenMP.
 void set_thread_count(int threads);
 
-// C = alpha*A*B + beta*C on a host space as an OpenMP team of `threads` single-threaded BLAS
-// calls, one per block of a near-square grid over C. OpenBLAS's OpenMP build serves one
-// multi-threaded call at a time: a second processor calling at once spins until the first is
-// done (bench/exec/blas_concurrency.cpp measures it). A call made inside a parallel region runs
-// single-threaded and needs no such slot, so host-side processors sharing the cores overlap.
+// How a processor cuts its GEMMs: into a grid of `team` single-threaded BLAS calls (team_gemm;
+// 1: one single-threaded call), or 0: one call with all of the caller's threads (a processor
+// alone on the host cores, or a device).
+int gemm_team(const platform::ProcessorSpec& spec);
+
+// Sleeps so that a GEMM that took `seconds` seems `factor` times slower, once `since_start`
+// has reached the processor's slowdown_after_s: the test and benchmark knob
+// platform.slowdown, a processor slowed during the run as if by another job.
+void slow_down(const platform::ProcessorSpec& spec, double seconds, double since_start);
+
+// C = alpha*A*B + beta*C on a host space as an OpenMP team of single-threaded BLAS calls, one
+// per block of a near-square grid of `blocks` blocks over C, run by `threads` threads. OpenBLAS's
+// OpenMP build serves one multi-threaded call at a time: a second processor calling at once
+// spins until the first is done (bench/exec/blas_concurrency.cpp measures it). A call made inside
+// a parallel region runs single-threaded and needs no such slot, so host-side processors sharing
+// the cores overlap. The grid depends on `blocks` only: a step stolen by a processor with another
+// thread count makes the same calls. blocks == 0: one call with the caller's threads.
 template <class Space, class AView, class BView, class CView>
-void team_gemm(const Space& space, int threads, typename CView::const_value_type alpha,
+void team_gemm(const Space& space, int blocks, int threads, typename CView::const_value_type alpha,
                const AView& A, const BView& B, typename CView::const_value_type beta,
                const CView& C) {
   const std::int64_t m = std::int64_t(C.extent(0)), n = std::int64_t(C.extent(1));
   int pr = 1;
-  for (int d = 1; d * d <= threads; ++d)
-    if (threads % d == 0) pr = d;
-  const int pc = threads / pr;
-  if (threads <= 1 || A.extent(1) == 0 || m < pr || n < pc) {
+  for (int d = 1; d * d <= blocks; ++d)
+    if (blocks % d == 0) pr = d;
+  const int pc = blocks > 0 ? blocks / pr : 1;
+  if (blocks <= 1 || A.extent(1) == 0 || m < pr || n < pc) {
+    // One call: single-threaded where the owner made it so, whatever the caller's threads.
+    const bool single = blocks == 1 && threads > 1;
+    if (single) set_thread_count(1);
     kokkos_ext::gemm(space, alpha, A, B, beta, C);
+    if (single) set_thread_count(threads);
     return;
   }
 #if defined(_OPENMP)
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel for num_threads(std::max(1, std::min(threads, blocks))) schedule(static, 1)
 #endif
-  {
-#if defined(_OPENMP)
-    const int t = omp_get_thread_num();
-#else
-    const int t = 0;
-#endif
+  for (int t = 0; t < blocks; ++t) {
     const int r = t % pr, c = t / pr;
     const auto rows = std::make_pair(m * r / pr, m * (r + 1) / pr);
     const auto cols = std::make_pair(n * c / pc, n * (c + 1) / pc);
     kokkos_ext::gemm(space, alpha, Kokkos::subview(A, rows, Kokkos::ALL),
                      Kokkos::subview(B, Kokkos::ALL, cols), beta, Kokkos::subview(C, rows, cols));
   }
+}
+
+// The same with one block per thread: what a processor does with its own steps.
+template <class Space, class AView, class BView, class CView>
+void team_gemm(const Space& space, int threads, typename CView::const_value_type alpha,
+               const AView& A, const BView& B, typename CView::const_value_type beta,
+               const CView& C) {
+  team_gemm(space, threads, threads, alpha, A, B, beta, C);
 }
 
 }  // namespace cuboid::exec

@@ -22,6 +22,11 @@ struct ProcessorSpec {
   // after a random delay of up to copy_jitter_us (a test mode that shakes out missing waits).
   double link_gbs = 0;
   double copy_jitter_us = 0;
+  // Host and staged processors (platform.slowdown, platform.slowdown_after_s): from this many
+  // seconds into each run, every GEMM is followed by a sleep that makes it `slowdown` times
+  // slower -- a processor slowed during the run, as by another job (a test and benchmark knob).
+  double slowdown = 1;
+  double slowdown_after_s = 0;
   // Host-side processors that share the cores with another one run each GEMM as their own team
   // of single-threaded BLAS calls (exec::team_gemm): the BLAS would serialise them otherwise.
   bool team_gemm = false;

@@ -22,6 +22,10 @@ struct ProcessorRecord {
   double h2d_bytes = 0, d2h_bytes = 0;
   double flops = 0;
   double predicted_s = 0;  // the model: flops / speed
+  // Work stealing: steps it took from others' queues (and their flops), steps others took from
+  // its queue, and the bytes it copied in and out to run the steps it took.
+  int stolen_steps = 0, lost_steps = 0;
+  double stolen_flops = 0, steal_bytes = 0;
   bool copies() const { return copy_s > 0; }
   double hidden_copy_fraction() const { return copies() ? 1.0 - stall_s / copy_s : 0.0; }
 };
@@ -80,6 +84,13 @@ struct RunRecord {
   int partial_buffers = 0;
   double partial_bytes = 0;
   double partition_s = 0, calibration_s = 0;
+
+  // How steps were shared out (docs/scheduling.md): "static", "random" or "cheapest"; the C
+  // block side (tiles) steps were cut to so that they can move (0: pieces whole), and the
+  // units of work the schedule could move.
+  std::string schedule = "static";
+  std::int64_t task_tiles = 0;
+  int units = 0;
 
   int repetitions = 0, warmup = 0;
   std::vector<double> times_s;

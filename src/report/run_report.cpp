@@ -49,6 +49,8 @@ void describe_deck(RunRecord& rec, const deck::Deck& d) {
   rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
   rec.discretization = std::string(partition::to_string(d.partition.discretization));
   rec.repetitions = d.run.repetitions, rec.warmup = d.run.warmup;
+  rec.schedule = deck::to_string(d.run.schedule);
+  rec.task_tiles = d.run.task_tiles;
 }
 
 void print_summary(std::ostream& os, const RunRecord& r) {
@@ -90,6 +92,17 @@ void print_summary(std::ostream& os, const RunRecord& r) {
         bytes(p.h2d_bytes), bytes(p.d2h_bytes), p.copies() ? fmt::format("{:.3f}", p.copy_s) : "-",
         p.copies() ? fmt::format("{:.3f}", p.stall_s) : "-",
         p.copies() ? fmt::format("{:.0f}%", 100 * p.hidden_copy_fraction()) : "-");
+  }
+  if (r.schedule != "static" || r.task_tiles > 0) {
+    os << fmt::format("schedule   {}: steps cut to C blocks of at most {}x{} tiles{}\n", r.schedule,
+                      r.task_tiles, r.task_tiles,
+                      r.units > 0 ? fmt::format(", {} units that can move", r.units) : "");
+    if (r.schedule != "static")
+      for (const auto& p : r.processors)
+        os << fmt::format(
+            "           {:<10} stole {} steps ({:.2f} GFLOP, {} copied for them), lost {} "
+            "steps\n",
+            p.name, p.stolen_steps, p.stolen_flops / 1e9, bytes(p.steal_bytes), p.lost_steps);
   }
   os << fmt::format(
       "time       median {:.4f} s (min {:.4f}, max {:.4f}) over {} repetitions after {} warm-up; "
@@ -162,7 +175,11 @@ nlohmann::json to_json(const RunRecord& r) {
          {"predicted_s", p.predicted_s},
          {"h2d_bytes", p.h2d_bytes},
          {"d2h_bytes", p.d2h_bytes},
-         {"flops", p.flops}});
+         {"flops", p.flops},
+         {"stolen_steps", p.stolen_steps},
+         {"lost_steps", p.lost_steps},
+         {"stolen_flops", p.stolen_flops},
+         {"steal_bytes", p.steal_bytes}});
   }
   j["partition"] = {{"algorithm", r.algorithm},
                     {"discretization", r.discretization},
@@ -191,6 +208,7 @@ nlohmann::json to_json(const RunRecord& r) {
                               {"model", r.partition_model},
                               {"candidates", std::move(candidates)}};
   }
+  j["schedule"] = {{"strategy", r.schedule}, {"task_tiles", r.task_tiles}, {"units", r.units}};
   j["validation"] = {{"performed", r.validation_performed},
                      {"passed", r.validation_passed},
                      {"error", r.validation_error},

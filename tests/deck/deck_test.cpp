@@ -51,6 +51,8 @@ speeds = [1.0, 3]
 memory_budget_mib = 1.5
 staged_link_gbs = 4
 staged_copy_jitter_us = 250
+slowdown = [1, 2.5]
+slowdown_after_s = 0.25
 [partition]
 algorithm = "grid"
 discretization = "rounded"
@@ -58,6 +60,8 @@ discretization = "rounded"
 repetitions = 2
 warmup = 0
 validate = false
+schedule = "cheapest"
+task_tiles = 3
 )",
                             "ok.toml");
   EXPECT_EQ(d.problem.m, 31);
@@ -71,6 +75,10 @@ validate = false
   EXPECT_DOUBLE_EQ(d.platform.staged_copy_jitter_us, 250.0);
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::grid);
   EXPECT_FALSE(d.run.validate);
+  EXPECT_EQ(d.run.schedule, cuboid::deck::Schedule::cheapest);
+  EXPECT_EQ(d.run.task_tiles, 3);
+  EXPECT_EQ(d.platform.slowdown, (std::vector<double>{1.0, 2.5}));
+  EXPECT_DOUBLE_EQ(d.platform.slowdown_after_s, 0.25);
   EXPECT_EQ(d.location("problem.k"), "ok.toml:5:5");
 }
 
@@ -212,6 +220,28 @@ INSTANTIATE_TEST_SUITE_P(
                 "[run]\nvalidate = \"yes\"\n",
                 {},
                 "run.validate: expected true or false"},
+        BadDeck{"bad_schedule",
+                "[run]\nschedule = \"steal\"\n",
+                {},
+                "run.schedule: \"steal\" is not one of \"static\", \"random\", \"cheapest\""},
+        BadDeck{
+            "task_tiles_zero", "[run]\ntask_tiles = 0\n", {}, "run.task_tiles: 0 is out of range"},
+        BadDeck{"slowdown_below_one",
+                "[platform]\nslowdown = [1, 0.5]\n",
+                {},
+                "platform.slowdown: slowdown factor the number 0.5 must be between 1"},
+        BadDeck{"slowdown_count",
+                "[platform]\nprocessors = [\"host\", \"staged\"]\nslowdown = [2]\n",
+                {},
+                "platform.slowdown: 1 factors for 2 processors"},
+        BadDeck{"slowdown_not_list",
+                "[platform]\nslowdown = 2\n",
+                {},
+                "platform.slowdown: expected a list of slowdown factors"},
+        BadDeck{"slowdown_after_negative",
+                "[platform]\nslowdown_after_s = -1\n",
+                {},
+                "platform.slowdown_after_s: must be between 0 and 1000000"},
         BadDeck{"mpi_grid_shape", "[mpi]\ngrid = [2]\n", {}, "mpi.grid: expected two integers"},
         BadDeck{
             "override_unknown", "", {"problem.q=3"}, "--set problem.q=3: problem.q: unknown key"},

@@ -421,6 +421,141 @@ TEST(Ordering, TwentyJitteredRunsOfAFixedPlanAreBitwiseEqual) {
   EXPECT_EQ(jittered_runs(c, 20, 200), 0);
 }
 
+// --- work stealing ----------------------------------------------------------------------------
+// A stolen unit runs the same GEMMs into the same destination in the same order, so every
+// product of a stealing run must equal the static run of the same plan bit for bit (host and
+// staged run the same BLAS, each step with its owner's GEMM cut) and pass validation. One
+// processor is slowed (platform.slowdown) so that the others find work to steal.
+
+namespace {
+
+struct StealCase {
+  std::string name;
+  std::int64_t m, n, k, tile;
+  double alpha, beta;
+  std::vector<std::string> processors;
+  std::vector<partition::TileZone> zones;  // in tile coordinates, one per processor
+  std::vector<double> slowdown;            // per processor
+  std::int64_t budget = 1 << 20;           // elements per staged processor for panels and C blocks
+  std::int64_t block_tiles = 2;
+  double jitter_us = 0;
+  bool coarse_head = false;
+};
+
+struct StealTotals {
+  std::vector<int> stolen, lost;  // steps, per processor, over all runs
+  int bad = 0;                    // runs that differ from static or fail validation
+};
+
+StealTotals stealing_runs(const StealCase& c, int runs) {
+  auto specs = platform::resolve_processors(c.processors, "test");
+  exec::PlanOptions o;
+  o.beta_is_one = c.beta == 1.0;
+  o.beta_is_zero = c.beta == 0.0;
+  o.shared_steps = true;
+  o.block_tiles = c.block_tiles;
+  o.coarse_head = c.coarse_head;
+  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+  for (std::size_t q = 0; q < specs.size(); ++q) {
+    auto& s = specs[q];
+    const bool staged = s.kind == platform::ProcessorKind::staged;
+    if (staged) s.copy_jitter_us = c.jitter_us;
+    s.slowdown = c.slowdown[q];
+    workers.push_back(exec::make_worker<double>(s));
+    const exec::BufferCost cost = exec::buffer_cost(s, sizeof(double));
+    o.budget_elements.push_back(staged ? cost.fixed + c.budget : 0);  // besides the input ring
+    o.min_panels.push_back(staged ? 4 : 1);
+    o.buffer_cost.push_back(cost);
+  }
+  const auto plan = exec::make_plan(c.zones, c.m, c.n, c.k, c.tile, o);
+  exec::Engine<double> engine(std::move(workers));
+  exec::HostMatrix<double> A("A", c.m, c.k), B("B", c.k, c.n), C0("C0", c.m, c.n), C("C", c.m, c.n),
+      ref("ref", c.m, c.n);
+  exec::fill_random(A, 23, exec::MatrixId::A);
+  exec::fill_random(B, 23, exec::MatrixId::B);
+  exec::fill_random(C0, 23, exec::MatrixId::C);
+  Kokkos::deep_copy(ref, C0);
+  engine.run(plan, A, B, ref, c.alpha, c.beta);  // static
+  StealTotals t;
+  t.stolen.assign(specs.size(), 0);
+  t.lost.assign(specs.size(), 0);
+  for (auto strategy : {exec::Strategy::random, exec::Strategy::cheapest}) {
+    for (int r = 0; r < runs; ++r) {
+      exec::ScheduleOptions so;
+      so.strategy = strategy;
+      so.seed = std::uint64_t(r + 1);
+      engine.set_schedule(so);
+      Kokkos::deep_copy(C, C0);
+      const auto res = engine.run(plan, A, B, C, c.alpha, c.beta);
+      for (std::size_t q = 0; q < specs.size(); ++q) {
+        t.stolen[q] += res.workers[q].stolen_steps;
+        t.lost[q] += res.workers[q].lost_steps;
+      }
+      const bool same = std::memcmp(C.data(), ref.data(), C.span() * sizeof(double)) == 0;
+      const auto v = exec::validate(A, B, C0, C, c.alpha, c.beta, int(specs.size()));
+      if (!same || !v.passed) {
+        ++t.bad;
+        ADD_FAILURE() << c.name << " " << exec::to_string(strategy) << " run " << r
+                      << (same ? "" : ": not bitwise equal to the static run")
+                      << (v.passed ? "" : ": validation failed");
+      }
+    }
+  }
+  return t;
+}
+
+// Processor 0 takes the first half of k over all of C, processor 1 the second half: every
+// step of processor 1 goes to a partial buffer (processor 0 owns every C tile).
+std::vector<partition::TileZone> halves_of_k(std::int64_t m, std::int64_t n, std::int64_t k,
+                                             std::int64_t tile) {
+  const std::int64_t M = (m + tile - 1) / tile, N = (n + tile - 1) / tile,
+                     K = (k + tile - 1) / tile;
+  return {{partition::TileBox{{0, 0, 0}, {M, N, K / 2}}},
+          {partition::TileBox{{0, 0, K / 2}, {M, N, K}}}};
+}
+
+}  // namespace
+
+TEST(Stealing, PartialBuffersStolenFromASlowStagedProcessorAreBitwiseStatic) {
+  // The staged processor is slowed: the host takes its partial-buffer units.
+  StealCase c{"split-k, staged slowed", 96, 80, 128, 8, 1.0, 0.5, {"host", "staged"}, {}, {1, 4}};
+  c.zones = halves_of_k(c.m, c.n, c.k, c.tile);
+  c.budget = 3000;  // chains of several steps
+  const auto t = stealing_runs(c, 3);
+  EXPECT_EQ(t.bad, 0);
+  EXPECT_GT(t.lost[1], 0) << "no partial-buffer step was stolen";
+}
+
+TEST(Stealing, DirectStepsStolenFromASlowHostAreBitwiseStatic) {
+  // The host is slowed: the staged processor takes units that write C directly, bringing the
+  // old C in (beta != 0) and draining it.
+  StealCase c{"split-k, host slowed", 96, 80, 128, 8, -1.5, 0.75, {"host", "staged"}, {}, {20, 1}};
+  c.zones = halves_of_k(c.m, c.n, c.k, c.tile);
+  const auto t = stealing_runs(c, 3);
+  EXPECT_EQ(t.bad, 0);
+  EXPECT_GT(t.stolen[1], 0) << "the staged processor stole nothing";
+}
+
+TEST(Stealing, ThreeProcessorsUnderCopyJitterAreBitwiseStatic) {
+  // nrrp3d splits k between the three, budgets stream along k, copies are jittered, and one
+  // staged processor is slowed.
+  StealCase c{"3 processors, jitter",         64, 56,       96, 8, 1.0, 2.0,
+              {"staged", "host", "staged:1"}, {}, {1, 1, 4}};
+  c.zones = zones_of(partition::Algorithm::nrrp3d, {2, 1, 1.5}, c.m, c.n, c.k, c.tile);
+  c.budget = 3000;
+  c.jitter_us = 300;
+  c.coarse_head = true;  // as cuboid run plans it
+  const auto t = stealing_runs(c, 3);
+  EXPECT_EQ(t.bad, 0);
+  EXPECT_GT(t.lost[2], 0) << "nothing was stolen from the slowed processor";
+  // The host slowed instead: the staged processors steal, under jitter.
+  c.name = "3 processors, jitter, host slowed";
+  c.slowdown = {1, 50, 1};
+  const auto h = stealing_runs(c, 3);
+  EXPECT_EQ(h.bad, 0);
+  EXPECT_GT(h.stolen[0] + h.stolen[2], 0) << "the staged processors stole nothing";
+}
+
 TEST(Calibration, TruncatedPlansKeepWholeDrainedPrefixes) {
   exec::PlanOptions o;
   o.budget_elements = {0, 3000};

@@ -187,3 +187,77 @@ TEST(Plan, MinPanelsCutsEveryPieceAlongK) {
   EXPECT_GE(plan.processors[1].steps.size(), 4u * std::size_t(plan.processors[1].pieces));
   for (const auto& s : plan.processors[1].steps) EXPECT_EQ(s.depth() % p.tile, 0);
 }
+
+TEST(Plan, BlockTilesCutEveryPieceIntoSmallBlocks) {
+  const Problem p{100, 90, 120, 8};  // 13 x 12 x 15 tiles, the last ones partial
+  for (std::int64_t g : {1, 2, 3, 5}) {
+    for (auto alg : {partition::Algorithm::nrrp3d, partition::Algorithm::grid}) {
+      exec::PlanOptions o;
+      o.block_tiles = g;
+      o.beta_is_one = false;
+      const auto plan = plan_for(alg, partition::Discretization::precise, {1.0, 2.0, 0.5}, p, o);
+      check_plan(plan, p, false);
+      for (const auto& pp : plan.processors)
+        for (const auto& s : pp.steps) {
+          EXPECT_LE(s.c.rows(), g * p.tile);
+          EXPECT_LE(s.c.cols(), g * p.tile);
+          EXPECT_EQ(s.c.i0 % p.tile, 0);
+          EXPECT_EQ(s.c.j0 % p.tile, 0);
+        }
+    }
+  }
+}
+
+TEST(Plan, SharedStepsFitEveryBudget) {
+  // Two copying processors with different budgets and the host: every step of every processor
+  // must fit the buffers of both copying ones, over the whole plan.
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::uniform_int_distribution<std::int64_t> dim(40, 240);
+    const Problem p{dim(rng), dim(rng), dim(rng), 16};
+    exec::PlanOptions o;
+    const exec::BufferCost staged{4, 300}, device{2, 0};
+    const std::int64_t b1 = 300 + std::uniform_int_distribution<std::int64_t>(6000, 40000)(rng);
+    const std::int64_t b2 = std::uniform_int_distribution<std::int64_t>(6000, 40000)(rng);
+    o.budget_elements = std::vector<std::int64_t>{0, b1, b2};
+    o.buffer_cost = {exec::BufferCost{}, staged, device};
+    o.min_panels = {1, 4, 4};
+    o.shared_steps = true;
+    o.block_tiles = 1 + trial % 4;
+    const auto plan =
+        plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise, {2, 1, 1}, p, o);
+    check_plan(plan, p, false);
+    EXPECT_LE(exec::shared_buffer_elements(plan, staged), b1) << trial;
+    EXPECT_LE(exec::shared_buffer_elements(plan, device), b2) << trial;
+  }
+}
+
+TEST(Plan, CoarseHeadCutsOnlyTheTailToBlockTiles) {
+  const Problem p{200, 184, 96, 8};
+  for (std::int64_t g : {1, 2, 3}) {
+    exec::PlanOptions o;
+    o.block_tiles = g;
+    o.coarse_head = true;
+    const auto plan = plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise,
+                               {1.0, 2.0}, p, o);
+    check_plan(plan, p, false);
+    for (const auto& pp : plan.processors) {
+      double total = 0, pos = 0;
+      for (const auto& s : pp.steps) total += double(s.c.rows() * s.c.cols() * s.depth());
+      int coarse = 0;
+      for (const auto& s : pp.steps) {
+        pos += double(s.c.rows() * s.c.cols() * s.depth());
+        const std::int64_t side = std::max(s.c.rows(), s.c.cols());
+        EXPECT_LE(side, 4 * g * p.tile);
+        if (pos > 0.75 * total) {
+          EXPECT_LE(side, g * p.tile) << "a large block in the last quarter";
+        } else if (pos > 0.5 * total) {
+          EXPECT_LE(side, 2 * g * p.tile) << "a block too large in the third quarter";
+        }
+        if (side > g * p.tile) ++coarse;
+      }
+      EXPECT_GT(coarse, 0) << "the head has blocks larger than block_tiles";
+      EXPECT_LE(pp.steps.back().c.rows(), g * p.tile);
+    }
+  }
+}

@@ -1,0 +1,338 @@
+#include "exec/schedule.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <stdexcept>
+
+namespace cuboid::exec {
+namespace {
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool overlap(const Rect& a, const Rect& b) {
+  return a.i0 < b.i1 && b.i0 < a.i1 && a.j0 < b.j1 && b.j0 < a.j1;
+}
+
+// Until a processor has run for this long, its rate leans on the speed the partition assumed.
+constexpr double kPriorSeconds = 0.05;
+
+}  // namespace
+
+std::optional<Strategy> parse_strategy(std::string_view name) {
+  if (name == "static") return Strategy::static_plan;
+  if (name == "random") return Strategy::random;
+  if (name == "cheapest") return Strategy::cheapest;
+  return std::nullopt;
+}
+
+std::string_view to_string(Strategy s) {
+  switch (s) {
+    case Strategy::static_plan:
+      return "static";
+    case Strategy::random:
+      return "random";
+    case Strategy::cheapest:
+      return "cheapest";
+  }
+  return "static";
+}
+
+std::vector<std::string_view> strategy_names() { return {"static", "random", "cheapest"}; }
+
+std::vector<Unit> make_units(const Plan& plan, std::size_t element_bytes) {
+  std::vector<Unit> units;
+  const auto starts = chain_starts(plan);
+  for (std::size_t q = 0; q < plan.processors.size(); ++q) {
+    const auto& steps = plan.processors[q].steps;
+    const auto& first = starts[q];
+    const std::size_t chains = first.size();
+    auto end_of = [&](std::size_t c) { return c + 1 < chains ? first[c + 1] : steps.size(); };
+    // Chains that write overlapping elements of one destination join one unit (union-find).
+    std::vector<std::size_t> parent(chains);
+    std::iota(parent.begin(), parent.end(), 0);
+    auto find = [&](std::size_t x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    for (std::size_t a = 0; a < chains; ++a)
+      for (std::size_t b = a + 1; b < chains; ++b) {
+        bool conflict = false;
+        for (std::size_t s = first[a]; s < end_of(a) && !conflict; ++s)
+          for (std::size_t t = first[b]; t < end_of(b) && !conflict; ++t)
+            conflict = steps[s].dest == steps[t].dest && overlap(steps[s].c, steps[t].c);
+        if (conflict) parent[find(b)] = find(a);
+      }
+    std::vector<int> unit_of_root(chains, -1);
+    for (std::size_t c = 0; c < chains; ++c) {
+      const std::size_t r = find(c);
+      if (unit_of_root[r] < 0) {
+        unit_of_root[r] = int(units.size());
+        units.push_back(Unit{int(q), {}, 0, 0, false});
+      }
+      Unit& u = units[std::size_t(unit_of_root[r])];
+      for (std::size_t s = first[c]; s < end_of(c); ++s) {
+        const Step& st = steps[s];
+        u.steps.push_back(s);
+        u.flops += st.flops();
+        const double block = double(st.c.rows()) * double(st.c.cols());
+        u.bytes += double(element_bytes) * (double(st.c.rows() + st.c.cols()) * double(st.depth()) +
+                                            (st.c_in ? block : 0.0) + (st.c_out ? block : 0.0));
+        u.c_in = u.c_in || st.c_in;
+      }
+    }
+  }
+  return units;
+}
+
+std::int64_t auto_task_tiles(const std::vector<partition::TileZone>& zones, std::int64_t m,
+                             std::int64_t n, std::int64_t k, std::int64_t tile, PlanOptions options,
+                             int per_processor, std::int64_t min_side) {
+  const std::int64_t side = std::max((m + tile - 1) / tile, (n + tile - 1) / tile);
+  const std::int64_t floor =
+      std::min(side, std::max<std::int64_t>(1, (min_side + tile - 1) / tile));
+  options.coarse_head = false;  // the tail's units, where others steal
+  auto small_enough = [&](std::int64_t g) {
+    options.block_tiles = g;
+    const Plan plan = make_plan(zones, m, n, k, tile, options);
+    double total = 0, largest = 0;
+    for (const Unit& u : make_units(plan, 1)) {
+      total += u.flops;
+      largest = std::max(largest, u.flops);
+    }
+    return largest <=
+           total / (double(per_processor) * double(std::max<std::size_t>(1, zones.size())));
+  };
+  // Units shrink with the blocks: bisect for the largest side that is small enough.
+  std::int64_t lo = floor, hi = side;
+  if (small_enough(hi)) return hi;
+  if (!small_enough(lo)) return lo;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (small_enough(mid))
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+int steal_cost(const Unit& u, bool thief_copies) {
+  if (!thief_copies) return 0;
+  return u.c_in ? 3 : 2;
+}
+
+StealScheduler::StealScheduler(const Plan& plan, std::vector<Unit> units, std::vector<bool> copies,
+                               const ScheduleOptions& options, double t0)
+    : plan_(plan),
+      units_(std::move(units)),
+      copies_(std::move(copies)),
+      options_(options),
+      t0_(t0),
+      cursors_(plan.processors.size()),
+      moved_(units_.size(), 0) {
+  const std::size_t np = plan.processors.size();
+  if (copies_.size() != np)
+    throw std::invalid_argument("schedule: one copies flag per processor expected");
+  if (!options_.speeds.empty() && options_.speeds.size() != np)
+    throw std::invalid_argument("schedule: one speed per processor expected");
+  for (std::size_t p = 0; p < np; ++p) {
+    queues_.push_back(std::make_unique<Queue>());
+    rng_.emplace_back(options_.seed * 1000003u + p);
+  }
+  for (std::size_t u = 0; u < units_.size(); ++u) {
+    Queue& q = *queues_[std::size_t(units_[u].owner)];
+    q.units.push_back(int(u));
+    q.flops += units_[u].flops;
+    q.steps += int(units_[u].steps.size());
+  }
+}
+
+double StealScheduler::ahead(int p) const {
+  // Steps handed out but maybe not done: the current one, and for a copying processor the
+  // next one, whose copies it issues while the current GEMM runs.
+  const Queue& q = *queues_[std::size_t(p)];
+  return q.recent[0] + (copies_[std::size_t(p)] ? q.recent[1] : 0.0);
+}
+
+double StealScheduler::rate(int p, double now) const {
+  const Queue& q = *queues_[std::size_t(p)];
+  const double done = std::max(0.0, q.handed - ahead(p));
+  const double prior =
+      1e9 * (options_.speeds.empty() ? 1.0 : std::max(1e-9, options_.speeds[std::size_t(p)]));
+  const double elapsed = std::max(0.0, now - t0_);
+  return (done + prior * kPriorSeconds) / (elapsed + kPriorSeconds);
+}
+
+// Moving u from victim to thief pays when the thief, after what it still has, would finish u
+// before the victim would finish all it has (u included): the later of the two finishes comes
+// sooner. So a slow processor does not take the last unit of a fast one.
+bool StealScheduler::pays(const Thief& t, int victim, const Unit& u) const {
+  const Queue& v = *queues_[std::size_t(victim)];
+  return (t.left + u.flops) / t.rate < (v.flops + ahead(victim)) / rate(victim, t.now);
+}
+
+int StealScheduler::take_from(int victim, std::deque<int>::iterator it) {
+  Queue& v = *queues_[std::size_t(victim)];
+  const int id = *it;
+  const Unit& u = units_[std::size_t(id)];
+  v.units.erase(it);
+  moved_[std::size_t(id)] = 1;
+  v.flops -= u.flops;
+  v.steps -= int(u.steps.size());
+  v.counts.lost_steps += int(u.steps.size());
+  v.counts.lost_units += 1;
+  return id;
+}
+
+void StealScheduler::append(int p, int id, bool queue) {
+  Queue& q = *queues_[std::size_t(p)];
+  const Unit& u = units_[std::size_t(id)];
+  std::lock_guard<std::mutex> lock(q.m);
+  if (queue) q.units.push_back(id);
+  q.flops += u.flops;
+  q.steps += int(u.steps.size());
+  q.counts.stolen_steps += int(u.steps.size());
+  q.counts.stolen_units += 1;
+  q.counts.stolen_flops += u.flops;
+}
+
+int StealScheduler::steal_random(const Thief& t) {
+  const int p = t.p;
+  const int np = int(queues_.size());
+  const int start = int(rng_[std::size_t(p)]() % std::uint64_t(np));
+  for (int i = 0; i < np; ++i) {
+    const int v = (start + i) % np;
+    if (v == p) continue;
+    Queue& q = *queues_[std::size_t(v)];
+    std::lock_guard<std::mutex> lock(q.m);
+    // Its last unit that has not moved already (a stolen unit stays with its thief).
+    auto last = std::find_if(q.units.rbegin(), q.units.rend(),
+                             [&](int id) { return !moved_[std::size_t(id)]; });
+    if (last == q.units.rend()) continue;
+    if (pays(t, v, units_[std::size_t(*last)])) return take_from(v, std::prev(last.base()));
+  }
+  return -1;
+}
+
+int StealScheduler::steal_cheapest(const Thief& t) {
+  const int p = t.p;
+  struct Candidate {
+    int victim, unit, cost;
+    double net;  // bytes moved per flop: the thief's minus those the victim no longer moves
+  };
+  auto better = [](const Candidate& a, const Candidate& b) {
+    return a.cost != b.cost ? a.cost < b.cost : a.net < b.net;
+  };
+  const int np = int(queues_.size());
+  const int start = int(rng_[std::size_t(p)]() % std::uint64_t(np));
+  std::vector<Candidate> found;
+  // First pass: the best unit of each victim, one victim locked at a time.
+  for (int i = 0; i < np; ++i) {
+    const int v = (start + i) % np;
+    if (v == p) continue;
+    Queue& q = *queues_[std::size_t(v)];
+    std::lock_guard<std::mutex> lock(q.m);
+    std::optional<Candidate> best;
+    for (auto it = q.units.rbegin(); it != q.units.rend(); ++it) {
+      const Unit& u = units_[std::size_t(*it)];
+      if (moved_[std::size_t(*it)] || !pays(t, v, u)) continue;
+      const double moved =
+          (copies_[std::size_t(p)] ? u.bytes : 0.0) - (copies_[std::size_t(v)] ? u.bytes : 0.0);
+      const Candidate c{v, *it, steal_cost(u, copies_[std::size_t(p)]),
+                        u.flops > 0 ? moved / u.flops : 0.0};
+      if (!best || better(c, *best)) best = c;
+    }
+    if (best) found.push_back(*best);
+  }
+  std::stable_sort(found.begin(), found.end(), better);
+  // Second pass: the best still there (another thief may have taken it meanwhile).
+  for (const Candidate& c : found) {
+    Queue& q = *queues_[std::size_t(c.victim)];
+    std::lock_guard<std::mutex> lock(q.m);
+    auto it = std::find(q.units.begin(), q.units.end(), c.unit);
+    if (it != q.units.end() && pays(t, c.victim, units_[std::size_t(c.unit)]))
+      return take_from(c.victim, it);
+  }
+  return steal_random(t);
+}
+
+int StealScheduler::steal(int p) {
+  Thief t;
+  t.p = p;
+  t.now = seconds_now();
+  {
+    Queue& q = *queues_[std::size_t(p)];
+    std::lock_guard<std::mutex> lock(q.m);
+    t.left = q.flops + ahead(p);
+    t.rate = rate(p, t.now);
+  }
+  switch (options_.strategy) {
+    case Strategy::random:
+      return steal_random(t);
+    case Strategy::cheapest:
+      return steal_cheapest(t);
+    case Strategy::static_plan:
+      break;
+  }
+  return -1;
+}
+
+bool StealScheduler::next(int p, StepRef& out) {
+  Queue& q = *queues_[std::size_t(p)];
+  Cursor& cur = cursors_[std::size_t(p)];
+  const bool stealing = options_.strategy != Strategy::static_plan;
+  for (;;) {
+    if (cur.unit >= 0) {
+      const Unit& u = units_[std::size_t(cur.unit)];
+      if (cur.pos < u.steps.size()) {
+        const Step& s = plan_.processors[std::size_t(u.owner)].steps[u.steps[cur.pos++]];
+        int ready;
+        {
+          std::lock_guard<std::mutex> lock(q.m);
+          q.flops -= s.flops();
+          q.steps -= 1;
+          q.handed += s.flops();
+          q.recent[1] = q.recent[0];
+          q.recent[0] = s.flops();
+          ready = q.steps;
+        }
+        out = StepRef{&s, u.owner, u.owner != p};
+        // Stealing in advance: with fewer than two steps ready, take a unit now, so that its
+        // copies can start while this step runs.
+        if (stealing && ready < 2) {
+          const int id = steal(p);
+          if (id >= 0) append(p, id, true);
+        }
+        return true;
+      }
+      cur.unit = -1;
+    }
+    {
+      std::lock_guard<std::mutex> lock(q.m);
+      if (!q.units.empty()) {
+        cur.unit = q.units.front();
+        cur.pos = 0;
+        q.units.pop_front();
+        continue;
+      }
+    }
+    if (!stealing) return false;
+    // Idle: a unit stolen now is started at once, never queued where another could take it.
+    const int id = steal(p);
+    if (id < 0) return false;
+    append(p, id, false);
+    cur.unit = id;
+    cur.pos = 0;
+  }
+}
+
+StealCounts StealScheduler::counts(int p) const {
+  const Queue& q = *queues_[std::size_t(p)];
+  std::lock_guard<std::mutex> lock(q.m);
+  return q.counts;
+}
+
+}  // namespace cuboid::exec

@@ -1,0 +1,174 @@
+#pragma once
+// Work stealing on top of the static plan (seed paper 004, section 4.2-4.3): each processor
+// works through its own queue of units in the plan's order; one whose queue holds fewer than
+// two ready steps steals a unit that no processor has started from another's queue.
+//
+// A unit is what can move without changing the result: the chains of one processor (steps from
+// the one that starts a C block to the one that drains it) whose C blocks overlap in the same
+// destination, in plan order. Chains on one block must run in order on one processor (they
+// accumulate into it, and a copying processor keeps it resident between them); chains of
+// different units write disjoint elements. A stolen unit runs the same GEMMs in the same order
+// into the same destination (C, or its owner's partial buffer, reduced in the fixed order after
+// the run), so the product is the static plan's, bit for bit where the processors run the same
+// BLAS with the same call shapes (docs/scheduling.md).
+//
+// Pure C++ (threads, no Kokkos): tests drive it without an engine.
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exec/plan.hpp"
+
+namespace cuboid::exec {
+
+enum class Strategy {
+  static_plan,  // every processor runs its own steps, nothing moves (the default)
+  random,       // a random victim's last unstarted unit (the paper's RandSteal)
+  cheapest,     // the unstarted unit with the fewest tiles to move (the paper's EffectiveSteal)
+};
+std::optional<Strategy> parse_strategy(std::string_view name);
+std::string_view to_string(Strategy s);
+std::vector<std::string_view> strategy_names();
+
+struct Unit {
+  int owner = 0;                   // the processor the plan gave it to
+  std::vector<std::size_t> steps;  // indices into the owner's steps, in plan order
+  double flops = 0;
+  // Bytes a copying processor moves to run it: A and B panels in, old C in where a chain
+  // brings it in, C out; the same for whichever copying processor runs it.
+  double bytes = 0;
+  bool c_in = false;  // a chain of it brings its old C in
+};
+
+// The units of every processor, each processor's in plan order (of their first steps).
+std::vector<Unit> make_units(const Plan& plan, std::size_t element_bytes);
+
+// What it costs processor `thief` to run a unit, in the paper's terms: how many of its A, B
+// and C data are not in the thief's memory already. A processor that computes in host memory
+// has them all (0); a copying processor keeps no panels between steps, so A and B always
+// cross its link (2), and C too when the unit brings its old C in (3).
+int steal_cost(const Unit& u, bool thief_copies);
+
+// The largest PlanOptions::block_tiles for which no unit of the plan holds more than
+// 1 / (per_processor * processors) of its flops, so that what a processor lacking work takes is
+// small against the whole run -- but blocks no smaller than min_side elements a side where
+// tiles allow (smaller GEMMs lose rate, and every step costs a few queue hand-offs).
+// `options` as make_plan takes them (shared_steps included); the units counted are those of the
+// tail, cut to block_tiles (coarse_head is left out).
+std::int64_t auto_task_tiles(const std::vector<partition::TileZone>& zones, std::int64_t m,
+                             std::int64_t n, std::int64_t k, std::int64_t tile, PlanOptions options,
+                             int per_processor = 16, std::int64_t min_side = 512);
+
+struct ScheduleOptions {
+  Strategy strategy = Strategy::static_plan;
+  // Per processor: its speed (GFLOP/s) as the partition assumed it, the rate a steal decision
+  // uses until the processor's own progress says otherwise. Empty: all equal.
+  std::vector<double> speeds;
+  std::uint64_t seed = 1;  // random victims
+};
+
+// A step handed to a processor: the step, the processor the plan gave it to (whose partial
+// buffers and GEMM shapes it keeps), and whether it was stolen.
+struct StepRef {
+  const Step* step = nullptr;
+  int owner = 0;
+  bool stolen = false;
+};
+
+// Where a worker takes its steps from, one at a time, as it is about to start each one (for
+// a copying processor: about to issue its copies). Once taken, a step is the taker's.
+class StepSource {
+ public:
+  virtual ~StepSource() = default;
+  virtual bool next(StepRef& out) = 0;
+};
+
+// The plan's own steps of one processor, in order: the static schedule.
+class PlanSteps final : public StepSource {
+ public:
+  PlanSteps(const std::vector<Step>& steps, int owner) : steps_(steps), owner_(owner) {}
+  bool next(StepRef& out) override {
+    if (i_ >= steps_.size()) return false;
+    out = StepRef{&steps_[i_++], owner_, false};
+    return true;
+  }
+
+ private:
+  const std::vector<Step>& steps_;
+  int owner_;
+  std::size_t i_ = 0;
+};
+
+struct StealCounts {
+  int stolen_steps = 0, lost_steps = 0;  // taken from others' queues, taken from its queue
+  int stolen_units = 0, lost_units = 0;
+  double stolen_flops = 0;
+};
+
+// The queues of one run. next(p, ...) is called by processor p's lane only; queues are locked
+// one at a time.
+class StealScheduler {
+ public:
+  // `copies[p]`: processor p copies its data (staged, device) rather than computing in host
+  // memory. `t0` is the run's start (now_seconds() clock), for the processors' rates.
+  StealScheduler(const Plan& plan, std::vector<Unit> units, std::vector<bool> copies,
+                 const ScheduleOptions& options, double t0);
+  bool next(int p, StepRef& out);
+  StealCounts counts(int p) const;
+  const std::vector<Unit>& units() const { return units_; }
+
+ private:
+  struct Queue {
+    mutable std::mutex m;
+    std::deque<int> units;      // not started, in order
+    double flops = 0;           // of those units and of the rest of the current one
+    int steps = 0;              // steps not handed out, same scope
+    double handed = 0;          // flops handed out so far (started)
+    double recent[2] = {0, 0};  // the last two steps handed out, maybe not done yet
+    StealCounts counts;
+  };
+  struct Cursor {  // lane-local: the unit being run
+    int unit = -1;
+    std::size_t pos = 0;
+  };
+
+  struct Thief {
+    int p = 0;
+    double left = 0;  // flops it has not done (queued, and handed out but maybe not done)
+    double rate = 1;  // flops per second
+    double now = 0;
+  };
+
+  // Call with p's queue locked: flops handed out to p and maybe not done yet; p's rate (flops
+  // per second). What p has left is its queue's flops and these.
+  double ahead(int p) const;
+  double rate(int p, double now) const;
+  bool pays(const Thief& t, int victim, const Unit& u) const;  // victim locked
+  int steal(int p);  // a unit taken from another queue for p, or -1
+  int steal_random(const Thief& t);
+  int steal_cheapest(const Thief& t);
+  int take_from(int victim, std::deque<int>::iterator it);  // victim locked
+  // Counts a stolen unit as p's; `queue`: appended to p's queue (else p starts it at once).
+  void append(int p, int unit, bool queue);
+
+  const Plan& plan_;
+  std::vector<Unit> units_;
+  std::vector<bool> copies_;
+  ScheduleOptions options_;
+  double t0_;
+  std::vector<std::unique_ptr<Queue>> queues_;
+  std::vector<Cursor> cursors_;
+  // Units stolen once (written and read with their queue locked): they stay with their thief,
+  // or work stolen in advance could pass from thief to thief.
+  std::vector<char> moved_;
+  std::vector<std::mt19937_64> rng_;
+};
+
+}  // namespace cuboid::exec
