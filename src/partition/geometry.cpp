@@ -93,6 +93,25 @@ double union_area(const std::vector<Rect>& rects) {
     const Rect& r = rects[0];
     return std::max(0.0, r.x1 - r.x0) * std::max(0.0, r.y1 - r.y0);
   }
+  if (rects.size() <= 4) {
+    // Inclusion-exclusion over the subsets (at most 15 intersections).
+    const std::size_t n = rects.size();
+    double area = 0.0;
+    for (unsigned mask = 1; mask < (1u << n); ++mask) {
+      double x0 = -1e308, x1 = 1e308, y0 = -1e308, y1 = 1e308;
+      int bits = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (mask >> i & 1u) {
+          x0 = std::max(x0, rects[i].x0);
+          x1 = std::min(x1, rects[i].x1);
+          y0 = std::max(y0, rects[i].y0);
+          y1 = std::min(y1, rects[i].y1);
+          ++bits;
+        }
+      if (x0 < x1 && y0 < y1) area += (bits % 2 ? 1.0 : -1.0) * (x1 - x0) * (y1 - y0);
+    }
+    return area;
+  }
   if (rects.size() <= 16) {
     // Few rectangles (the common case): mark the cells of the compressed grid, no allocation.
     std::array<double, 32> xs{}, ys{};
