@@ -316,6 +316,7 @@ std::vector<TileBox> windows(const TileBox& bb, int d, I layer, const Orientatio
   whole.hi[d] = layer + 1;
   std::vector<TileBox> out;
   if (effort != Effort::minimal) out.push_back(whole);
+  if (effort != Effort::wide) return out;
   const I width = std::max<I>(1, I(std::ceil(std::sqrt(double(m)))));
   if (width < bb.extent(o.minor)) {
     TileBox w = whole;
@@ -361,7 +362,7 @@ void split_options(const Source::Split& s, const Task& t, const TileBox& bb, Eff
   // Cut positions: the two around the count, and (when comparing) the faces of the region's
   // boxes close to them, so that a step inherited from above can stay whole on one side.
   std::vector<I> positions{c, c + 1};
-  if (effort != Effort::minimal) {
+  if (effort == Effort::wide) {
     for (const TileBox& b : t.region)
       for (I x : {b.lo[d], b.hi[d]})
         if (x > bb.lo[d] && x < bb.hi[d] && x >= c - 2 && x <= c + 3) positions.push_back(x);
@@ -557,8 +558,10 @@ void corner_options(const Source::Corner& c, const Task& t, const TileBox& bb, E
 
 class Solver {
  public:
-  Solver(const Source& source, std::size_t processors, bool lookahead)
-      : source_(source), zones_(processors), lookahead_(lookahead) {}
+  // lookahead: compare candidates by completing their subtrees; otherwise greedy, comparing
+  // candidates by their regions (compare) or taking the one cut the rule asks for (!compare).
+  Solver(const Source& source, std::size_t processors, bool lookahead, bool compare)
+      : source_(source), zones_(processors), lookahead_(lookahead), compare_(compare) {}
 
   std::vector<TileZone> run(Task root) {
     std::vector<Task> stack;
@@ -571,7 +574,7 @@ class Solver {
         continue;
       }
       if (t.target == 0) continue;  // only processors without tasks below
-      if (!lookahead_) {
+      if (!lookahead_ && !compare_) {
         // No comparison to make: cut straight into the two children when the rule asks for
         // one split (the common case with many processors), no candidate lists.
         const TileBox bb = bounds(t.region);
@@ -586,7 +589,9 @@ class Solver {
           continue;
         }
       }
-      std::vector<Option> opts = options(t, lookahead_ ? Effort::wide : Effort::minimal);
+      std::vector<Option> opts = options(t, lookahead_ ? Effort::wide
+                                            : compare_ ? Effort::narrow
+                                                       : Effort::minimal);
       std::size_t best = 0;
       if (lookahead_ && opts.size() > 1) {
         // The candidates that look best locally, each completed greedily and compared.
@@ -618,7 +623,7 @@ class Solver {
   }
 
  private:
-  static constexpr std::size_t kLookaheadCandidates = 24;
+  static constexpr std::size_t kLookaheadCandidates = 64;
 
   void finish(const Task& t) {
     if (cells(t.region) != t.target)
@@ -686,7 +691,7 @@ class Solver {
 
   const Source& source_;
   std::vector<TileZone> zones_;
-  bool lookahead_;
+  bool lookahead_, compare_;
   std::vector<Source::Split> splits_;
   std::vector<Source::Corner> corners_;
 };
@@ -872,6 +877,9 @@ std::pair<int, double> cost(const Region& a, const Region& b) {
   return {std::max(int(a.size()), int(b.size())), half_surface_of(a) + half_surface_of(b)};
 }
 
+// A re-cut may trade a little surface for fewer boxes, never more than this share.
+constexpr double kRepairSurfaceSlack = 1.02;
+
 // The best exact re-cut of u + v (u keeps its count), or nothing better than now.
 bool recut(TileZone& u, TileZone& v) {
   const I want = cells(u);
@@ -881,6 +889,7 @@ bool recut(TileZone& u, TileZone& v) {
   t.region = whole_region;
   t.target = cells(whole_region);
   auto best = cost(u, v);
+  const double surface_cap = kRepairSurfaceSlack * best.second;
   bool improved = false;
   std::vector<Option> opts;
   {
@@ -899,7 +908,7 @@ bool recut(TileZone& u, TileZone& v) {
         Region& nu = flip ? o.second.region : o.first.region;
         Region& nv = flip ? o.first.region : o.second.region;
         const auto k = cost(nu, nv);
-        if (k < best) {
+        if (k < best && k.second <= surface_cap) {
           best = k;
           u = nu;
           v = nv;
@@ -920,7 +929,7 @@ bool recut(TileZone& u, TileZone& v) {
         Region& nu = flip ? o.second.region : o.first.region;
         Region& nv = flip ? o.first.region : o.second.region;
         const auto c = cost(nu, nv);
-        if (c < best) {
+        if (c < best && c.second <= surface_cap) {
           best = c;
           u = nu;
           v = nv;
@@ -982,7 +991,7 @@ void repair(std::vector<TileZone>& zones) {
           after += std::max(0, int(z.size()) - 4);
           hs_after += half_surface_of(z);
         }
-        if (after < before && hs_after <= 1.02 * hs) {
+        if (after < before && hs_after <= kRepairSurfaceSlack * hs) {
           for (std::size_t i = 0; i < group.size(); ++i) zones[group[i]] = std::move(fresh[i]);
           changed = true;
         }
@@ -1019,7 +1028,7 @@ std::vector<TileZone> solve_group(const std::vector<I>& targets, Region region) 
     prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
   const int active = int(order.size());
   NrrpSource source(std::move(order), std::move(prefix), true);
-  Solver solver(source, targets.size(), true);
+  Solver solver(source, targets.size(), true, true);
   Task root = source.task(0, active);
   root.region = std::move(region);
   return solver.run(std::move(root));
@@ -1040,7 +1049,8 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
     prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
   const std::size_t active = order.size();
   NrrpSource source(std::move(order), std::move(prefix), three_modes);
-  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors);
+  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors,
+                active <= kSteppedCompareProcessors);
   Task root = source.task(0, int(active));
   root.region = whole(tiles);
   auto zones = solver.run(std::move(root));
@@ -1054,7 +1064,8 @@ std::vector<TileZone> stepped_tree(const CutTree& tree, const std::vector<I>& ta
   std::size_t active = 0;
   for (I t : targets) active += t > 0;
   TreeSource source(tree, targets);
-  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors);
+  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors,
+                active <= kSteppedCompareProcessors);
   Task root = source.task(tree.root);
   root.region = whole(tiles);
   return solver.run(std::move(root));
