@@ -47,6 +47,43 @@ class CoverTree {
   std::vector<double> covered_;
 };
 
+// Drops rectangles inside another and joins two that share a whole edge, until none is left:
+// the boxes of a zone stacked along an axis project onto the same rectangle, so a zone of
+// many boxes usually has a few distinct projections. Same union.
+void simplify(std::vector<Rect>& r) {
+  // x takes in y when y lies inside x, x inside y, or they share a whole edge.
+  auto absorb = [](Rect& x, const Rect& y) {
+    if (x.y0 == y.y0 && x.y1 == y.y1 && x.x0 <= y.x1 && y.x0 <= x.x1) {
+      x.x0 = std::min(x.x0, y.x0);  // same rows, touching or overlapping along x
+      x.x1 = std::max(x.x1, y.x1);
+    } else if (x.x0 == y.x0 && x.x1 == y.x1 && x.y0 <= y.y1 && y.y0 <= x.y1) {
+      x.y0 = std::min(x.y0, y.y0);
+      x.y1 = std::max(x.y1, y.y1);
+    } else if (x.x0 <= y.x0 && y.x1 <= x.x1 && x.y0 <= y.y0 && y.y1 <= x.y1) {
+      // y inside x
+    } else if (y.x0 <= x.x0 && x.x1 <= y.x1 && y.y0 <= x.y0 && x.y1 <= y.y1) {
+      x = y;
+    } else {
+      return false;
+    }
+    return true;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < r.size(); ++i)
+      for (std::size_t j = i + 1; j < r.size();) {
+        if (absorb(r[i], r[j])) {
+          r[j] = r.back();
+          r.pop_back();
+          j = i + 1;  // r[i] grew
+          changed = true;
+        } else {
+          ++j;
+        }
+      }
+  }
+}
+
 template <class Z>
 std::array<double, 3> projections_of(const Z& zone) {
   // Plane of pi_A is (i,l), of pi_B (l,j), of pi_C (i,j).
@@ -60,6 +97,7 @@ std::array<double, 3> projections_of(const Z& zone) {
       const int a = axes[f][0], c = axes[f][1];
       rects.push_back({double(b.lo[a]), double(b.hi[a]), double(b.lo[c]), double(b.hi[c])});
     }
+    simplify(rects);
     out[f] = union_area(rects);
   }
   return out;
@@ -92,6 +130,25 @@ double union_area(const std::vector<Rect>& rects) {
   if (rects.size() == 1) {
     const Rect& r = rects[0];
     return std::max(0.0, r.x1 - r.x0) * std::max(0.0, r.y1 - r.y0);
+  }
+  if (rects.size() <= 4) {
+    // Inclusion-exclusion over the subsets (at most 15 intersections).
+    const std::size_t n = rects.size();
+    double area = 0.0;
+    for (unsigned mask = 1; mask < (1u << n); ++mask) {
+      double x0 = -1e308, x1 = 1e308, y0 = -1e308, y1 = 1e308;
+      int bits = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (mask >> i & 1u) {
+          x0 = std::max(x0, rects[i].x0);
+          x1 = std::min(x1, rects[i].x1);
+          y0 = std::max(y0, rects[i].y0);
+          y1 = std::min(y1, rects[i].y1);
+          ++bits;
+        }
+      if (x0 < x1 && y0 < y1) area += (bits % 2 ? 1.0 : -1.0) * (x1 - x0) * (y1 - y0);
+    }
+    return area;
   }
   if (rects.size() <= 16) {
     // Few rectangles (the common case): mark the cells of the compressed grid, no allocation.

@@ -62,7 +62,36 @@ I count_below(const Region& r, int d, I c) {
   return s;
 }
 
+// The largest c in [lo, hi] with count_below(r, d, c) <= want, r within [lo, hi) along d.
+// count_below grows piecewise linearly between the faces of r's boxes: one sweep over the
+// faces instead of a search over the coordinates.
+I last_cut(const Region& r, int d, I lo, I hi, I want) {
+  thread_local std::vector<std::pair<I, I>> faces;  // position, change of tiles per layer
+  faces.clear();
+  for (const TileBox& b : r) {
+    if (b.empty()) continue;
+    const I layer = cells(b) / b.extent(d);
+    faces.push_back({b.lo[d], layer});
+    faces.push_back({b.hi[d], -layer});
+  }
+  std::sort(faces.begin(), faces.end());
+  I count = 0, per_layer = 0, at = lo;  // count = count_below(at) <= want
+  for (std::size_t i = 0; i < faces.size();) {
+    const I x = faces[i].first;
+    if (x > at) {
+      if (per_layer > 0 && count + per_layer * (x - at) > want)
+        return at + (want - count) / per_layer;
+      count += per_layer * (x - at);
+      at = x;
+    }
+    for (; i < faces.size() && faces[i].first == x; ++i) per_layer += faces[i].second;
+  }
+  return hi;
+}
+
 void cut(const Region& r, int d, I c, Region& below, Region& above) {
+  below.reserve(below.size() + r.size());
+  above.reserve(above.size() + r.size());
   for (const TileBox& b : r) {
     if (b.hi[d] <= c) {
       below.push_back(b);
@@ -87,15 +116,17 @@ Region inside(const Region& r, const TileBox& w) {
   return out;
 }
 
-// b minus s, as at most six disjoint boxes.
-void box_minus(const TileBox& b, const TileBox& s, Region& out) {
+// b minus s, as at most six disjoint boxes, cut across `first` first (a step's own axis: the
+// part of b outside the step's layer stays one box).
+void box_minus(const TileBox& b, const TileBox& s, Region& out, int first) {
   const TileBox x = clip(s, b);
   if (x.empty()) {
     out.push_back(b);
     return;
   }
   TileBox rest = b;
-  for (int d = 0; d < 3; ++d) {
+  for (int k = 0; k < 3; ++k) {
+    const int d = (first + k) % 3;
     if (rest.lo[d] < x.lo[d]) {
       TileBox p = rest;
       p.hi[d] = x.lo[d];
@@ -114,9 +145,44 @@ void box_minus(const TileBox& b, const TileBox& s, Region& out) {
 // One round of joining boxes that share a whole face, per axis (sort, then join runs): short
 // regions stay short between cuts. Final zones go through merge_boxes, which repeats this to a
 // fixed point and returns a canonical order.
+bool box_less(const TileBox& a, const TileBox& b) {
+  return std::tie(a.lo, a.hi) < std::tie(b.lo, b.hi);
+}
+
+// Up to this many boxes, compact() joins pairs to a fixed point (as merge_boxes would).
+constexpr std::size_t kFewBoxes = 12;
+
+// Two boxes that share a whole face, joined into `a`.
+bool join_pair(TileBox& a, const TileBox& b) {
+  int along = -1;
+  for (int d = 0; d < 3; ++d) {
+    if (a.lo[d] == b.lo[d] && a.hi[d] == b.hi[d]) continue;
+    if (along >= 0 || !(a.hi[d] == b.lo[d] || b.hi[d] == a.lo[d])) return false;
+    along = d;
+  }
+  if (along < 0) return false;
+  a.lo[along] = std::min(a.lo[along], b.lo[along]);
+  a.hi[along] = std::max(a.hi[along], b.hi[along]);
+  return true;
+}
+
 Region compact(Region r) {
   r.erase(std::remove_if(r.begin(), r.end(), [](const TileBox& b) { return b.empty(); }), r.end());
   if (r.size() < 2) return r;
+  if (r.size() <= kFewBoxes) {
+    // Few boxes (the common case): join pairs until no pair shares a whole face, no sorting.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t i = 0; i < r.size(); ++i)
+        for (std::size_t j = i + 1; j < r.size(); ++j)
+          if (join_pair(r[i], r[j])) {
+            r[j--] = r.back();
+            r.pop_back();
+            changed = true;
+          }
+    }
+    return r;
+  }
   for (int d : {2, 1, 0}) {
     const int a = (d + 1) % 3, b = (d + 2) % 3;
     std::sort(r.begin(), r.end(), [&](const TileBox& x, const TileBox& y) {
@@ -141,14 +207,20 @@ Region compact(Region r) {
   return r;
 }
 
-Region subtract(const Region& r, const Region& s) {
-  Region cur = r, next;
+// r minus the boxes of s, not compacted; pieces cut across `first` first (see box_minus).
+void subtract_in_place(Region& r, const Region& s, int first) {
+  thread_local Region next;
   for (const TileBox& t : s) {
     next.clear();
-    for (const TileBox& b : cur) box_minus(b, t, next);
-    cur.swap(next);
+    for (const TileBox& b : r) box_minus(b, t, next, first);
+    r.assign(next.begin(), next.end());
   }
-  return compact(std::move(cur));
+}
+
+Region subtract(const Region& r, const Region& s, int first = 0) {
+  Region out = r;
+  subtract_in_place(out, s, first);
+  return compact(std::move(out));
 }
 
 Region join(Region a, const Region& b) {
@@ -165,8 +237,8 @@ struct Orientation {
 
 // The first `m` tiles, in the order `o`, of the tiles of `src` with x_d == layer inside `window`.
 // Whole rows, then one partial row: at most two boxes per rectangle of the layer.
-Region staircase(const Region& src, int d, I layer, const TileBox& window, I m,
-                 const Orientation& o) {
+void staircase_into(const Region& src, int d, I layer, const TileBox& window, I m,
+                    const Orientation& o, Region& out) {
   struct Rect {
     I a0, a1, b0, b1;
   };
@@ -184,7 +256,7 @@ Region staircase(const Region& src, int d, I layer, const TileBox& window, I m,
   }
   std::sort(marks.begin(), marks.end());
   marks.erase(std::unique(marks.begin(), marks.end()), marks.end());
-  Region out;
+  out.clear();
   auto emit = [&](I a0, I a1, I b0, I b1) {
     TileBox t;
     t.lo[d] = layer;
@@ -232,6 +304,12 @@ Region staircase(const Region& src, int d, I layer, const TileBox& window, I m,
       }
     }
   }
+}
+
+Region staircase(const Region& src, int d, I layer, const TileBox& window, I m,
+                 const Orientation& o) {
+  Region out;
+  staircase_into(src, d, layer, window, m, o, out);
   return out;
 }
 
@@ -290,7 +368,9 @@ class Source {
 
 double half_surface_of(const Region& r) { return r.empty() ? 0.0 : half_surface(r); }
 
-int over_four(const Region& zone) { return std::max(0, int(merge_boxes(zone).size()) - 4); }
+// Boxes above four once the faces are joined (the final zones may come out with fewer: see
+// fewest_boxes; the sweeps cost too much to run on every candidate).
+int over_four(const Region& zone) { return std::max(0, int(join_faces(zone).size()) - 4); }
 
 // The orientation used when there is no time to compare: whole rows stacked along the axis
 // the larger side is likely to be cut next (its longest edge), so that cut separates whole
@@ -316,8 +396,9 @@ std::vector<TileBox> windows(const TileBox& bb, int d, I layer, const Orientatio
   whole.hi[d] = layer + 1;
   std::vector<TileBox> out;
   if (effort != Effort::minimal) out.push_back(whole);
-  const I width = std::max<I>(1, I(std::ceil(std::sqrt(double(m)))));
-  if (width < bb.extent(o.minor)) {
+  if (effort != Effort::wide) return out;
+  auto band = [&](I width) {
+    if (width >= bb.extent(o.minor)) return;
     TileBox w = whole;
     if (o.minor_up) {
       w.hi[o.minor] = w.lo[o.minor] + width;
@@ -325,7 +406,24 @@ std::vector<TileBox> windows(const TileBox& bb, int d, I layer, const Orientatio
       w.lo[o.minor] = w.hi[o.minor] - width;
     }
     out.push_back(w);
+  };
+  band(std::max<I>(1, I(std::ceil(std::sqrt(double(m))))));
+  // Widths that divide m: the step is then whole rows, one box (the closest to a square, and
+  // the widest that fits).
+  I square = 0, widest = 0;
+  const I rows_max = bb.extent(o.major);
+  for (I w = 1; w * w <= m; ++w) {
+    if (m % w) continue;
+    for (I x : {w, m / w})
+      if (x <= bb.extent(o.minor) && m / x <= rows_max) {
+        widest = std::max(widest, x);
+        if (square == 0 || std::abs(double(x) - std::sqrt(double(m))) <
+                               std::abs(double(square) - std::sqrt(double(m))))
+          square = x;
+      }
   }
+  if (square > 0) band(square);
+  if (widest > 0 && widest != square) band(widest);
   if (out.empty()) out.push_back(whole);
   return out;
 }
@@ -336,16 +434,7 @@ void split_options(const Source::Split& s, const Task& t, const TileBox& bb, Eff
   const I want = s.below.target;
   // Largest c with count_below(c) <= want: the cut at c leaves `want - count` tiles to step
   // over from the layer c; the cut at c + 1 gives back the excess of that layer.
-  I lo = bb.lo[d], hi = bb.hi[d];
-  while (lo < hi) {
-    const I mid = lo + (hi - lo + 1) / 2;
-    if (count_below(t.region, d, mid) <= want) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  const I c = lo;
+  const I c = last_cut(t.region, d, bb.lo[d], bb.hi[d], want);
   auto push = [&](Region b, Region a) {
     Option o{s.below, s.above, {}};
     o.first.region = std::move(b);
@@ -361,7 +450,7 @@ void split_options(const Source::Split& s, const Task& t, const TileBox& bb, Eff
   // Cut positions: the two around the count, and (when comparing) the faces of the region's
   // boxes close to them, so that a step inherited from above can stay whole on one side.
   std::vector<I> positions{c, c + 1};
-  if (effort != Effort::minimal) {
+  if (effort == Effort::wide) {
     for (const TileBox& b : t.region)
       for (I x : {b.lo[d], b.hi[d]})
         if (x > bb.lo[d] && x < bb.hi[d] && x >= c - 2 && x <= c + 3) positions.push_back(x);
@@ -411,9 +500,9 @@ void split_options(const Source::Split& s, const Task& t, const TileBox& bb, Eff
         if (cells(inside(src, w)) < amount) continue;
         const Region step = staircase(src, d, layer, w, amount, o);
         if (k.m > 0) {
-          push(join(below, step), subtract(above, step));
+          push(join(below, step), subtract(above, step, d));
         } else {
-          push(subtract(below, step), join(above, step));
+          push(subtract(below, step, d), join(above, step));
         }
         if (effort == Effort::minimal) break;
       }
@@ -425,16 +514,7 @@ void split_options(const Source::Split& s, const Task& t, const TileBox& bb, Eff
 // smaller step, the step in whole rows stacked along the larger side's likely next cut.
 void lean_split(const Region& region, const TileBox& bb, int d, I want, Region& below,
                 Region& above) {
-  I lo = bb.lo[d], hi = bb.hi[d];
-  while (lo < hi) {
-    const I mid = lo + (hi - lo + 1) / 2;
-    if (count_below(region, d, mid) <= want) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  const I c = lo;
+  const I c = last_cut(region, d, bb.lo[d], bb.hi[d], want);
   const I short_by = want - count_below(region, d, c);
   if (short_by == 0) {
     cut(region, d, c, below, above);
@@ -447,15 +527,15 @@ void lean_split(const Region& region, const TileBox& bb, int d, I want, Region& 
   layer.lo[d] = c;
   layer.hi[d] = c + 1;
   const Orientation o = stacking_orientation(d, bb, at);
-  if (short_by <= excess) {
-    const Region step = staircase(above, d, c, layer, short_by, o);
-    above = subtract(above, step);
-    below = join(std::move(below), step);
-  } else {
-    const Region step = staircase(below, d, c, layer, excess, o);
-    below = subtract(below, step);
-    above = join(std::move(above), step);
-  }
+  // In place, with scratch buffers: this runs once per processor when there are millions.
+  thread_local Region step;
+  Region& from = short_by <= excess ? above : below;
+  Region& to = short_by <= excess ? below : above;
+  staircase_into(from, d, c, layer, short_by <= excess ? short_by : excess, o, step);
+  subtract_in_place(from, step, d);
+  to.insert(to.end(), step.begin(), step.end());
+  from = compact(std::move(from));
+  to = compact(std::move(to));
 }
 
 // Inner regions for a corner: boxes at a corner of the region's bounds, near the ideal edges,
@@ -544,9 +624,9 @@ void corner_options(const Source::Corner& c, const Task& t, const TileBox& bb, E
         for (const Orientation& o : os) {
           const Region step = staircase(src, f, layer, window, std::abs(m), o);
           if (m > 0) {
-            push(join(inner, step), subtract(rest, step));
+            push(join(inner, step), subtract(rest, step, f));
           } else {
-            push(subtract(inner, step), join(rest, step));
+            push(subtract(inner, step, f), join(rest, step));
           }
         }
         if (effort == Effort::minimal) break;
@@ -557,8 +637,10 @@ void corner_options(const Source::Corner& c, const Task& t, const TileBox& bb, E
 
 class Solver {
  public:
-  Solver(const Source& source, std::size_t processors, bool lookahead)
-      : source_(source), zones_(processors), lookahead_(lookahead) {}
+  // lookahead: compare candidates by completing their subtrees; otherwise greedy, comparing
+  // candidates by their regions (compare) or taking the one cut the rule asks for (!compare).
+  Solver(const Source& source, std::size_t processors, bool lookahead, bool compare)
+      : source_(source), zones_(processors), lookahead_(lookahead), compare_(compare) {}
 
   std::vector<TileZone> run(Task root) {
     std::vector<Task> stack;
@@ -571,7 +653,7 @@ class Solver {
         continue;
       }
       if (t.target == 0) continue;  // only processors without tasks below
-      if (!lookahead_) {
+      if (!lookahead_ && !compare_) {
         // No comparison to make: cut straight into the two children when the rule asks for
         // one split (the common case with many processors), no candidate lists.
         const TileBox bb = bounds(t.region);
@@ -586,7 +668,9 @@ class Solver {
           continue;
         }
       }
-      std::vector<Option> opts = options(t, lookahead_ ? Effort::wide : Effort::minimal);
+      std::vector<Option> opts = options(t, lookahead_ ? Effort::wide
+                                            : compare_ ? Effort::narrow
+                                                       : Effort::minimal);
       std::size_t best = 0;
       if (lookahead_ && opts.size() > 1) {
         // The candidates that look best locally, each completed greedily and compared.
@@ -625,7 +709,14 @@ class Solver {
       throw std::logic_error("stepped: processor " + std::to_string(t.proc) + " got " +
                              std::to_string(cells(t.region)) + " tiles instead of " +
                              std::to_string(t.target));
-    zones_[std::size_t(t.proc)] = merge_boxes(t.region);
+    if (t.region.size() <= kFewBoxes) {
+      // compact() joins few boxes to a fixed point; merge_boxes's canonical order.
+      Region z = compact(t.region);
+      std::sort(z.begin(), z.end(), box_less);
+      zones_[std::size_t(t.proc)] = std::move(z);
+    } else {
+      zones_[std::size_t(t.proc)] = merge_boxes(t.region);
+    }
   }
 
   // Greedy completion: adds (boxes above four, Hs) of the zones it would produce to `score`.
@@ -686,7 +777,7 @@ class Solver {
 
   const Source& source_;
   std::vector<TileZone> zones_;
-  bool lookahead_;
+  bool lookahead_, compare_;
   std::vector<Source::Split> splits_;
   std::vector<Source::Corner> corners_;
 };
@@ -872,6 +963,9 @@ std::pair<int, double> cost(const Region& a, const Region& b) {
   return {std::max(int(a.size()), int(b.size())), half_surface_of(a) + half_surface_of(b)};
 }
 
+// A re-cut may trade a little surface for fewer boxes, never more than this share.
+constexpr double kRepairSurfaceSlack = 1.02;
+
 // The best exact re-cut of u + v (u keeps its count), or nothing better than now.
 bool recut(TileZone& u, TileZone& v) {
   const I want = cells(u);
@@ -881,6 +975,7 @@ bool recut(TileZone& u, TileZone& v) {
   t.region = whole_region;
   t.target = cells(whole_region);
   auto best = cost(u, v);
+  const double surface_cap = kRepairSurfaceSlack * best.second;
   bool improved = false;
   std::vector<Option> opts;
   {
@@ -899,7 +994,7 @@ bool recut(TileZone& u, TileZone& v) {
         Region& nu = flip ? o.second.region : o.first.region;
         Region& nv = flip ? o.first.region : o.second.region;
         const auto k = cost(nu, nv);
-        if (k < best) {
+        if (k < best && k.second <= surface_cap) {
           best = k;
           u = nu;
           v = nv;
@@ -920,7 +1015,7 @@ bool recut(TileZone& u, TileZone& v) {
         Region& nu = flip ? o.second.region : o.first.region;
         Region& nv = flip ? o.first.region : o.second.region;
         const auto c = cost(nu, nv);
-        if (c < best) {
+        if (c < best && c.second <= surface_cap) {
           best = c;
           u = nu;
           v = nv;
@@ -932,64 +1027,32 @@ bool recut(TileZone& u, TileZone& v) {
   return improved;
 }
 
-std::vector<TileZone> solve_group(const std::vector<I>& targets, Region region);
-
-// Excess boxes of a set of zones: the repair's first criterion.
-int excess(const std::vector<TileZone>& zones, const std::vector<std::size_t>& ids) {
-  int e = 0;
-  for (std::size_t i : ids) e += std::max(0, int(zones[i].size()) - 4);
-  return e;
-}
+// Re-cuts of two neighbouring zones allowed per processor: the repair's work stays
+// proportional to the processors whatever the cuboid.
+constexpr int kRepairRecutsPerProcessor = 2;
 
 void repair(std::vector<TileZone>& zones) {
-  for (int round = 0; round < 8; ++round) {
+  std::size_t active = 0;
+  for (const TileZone& z : zones) active += !z.empty();
+  long budget = long(kRepairRecutsPerProcessor * active);
+  for (int round = 0; round < 2 && budget > 0; ++round) {
     bool changed = false;
     for (std::size_t p = 0; p < zones.size(); ++p) {
       if (zones[p].size() <= 4) continue;
-      for (std::size_t q = 0; q < zones.size() && zones[p].size() > 4; ++q) {
+      for (std::size_t q = 0; q < zones.size() && zones[p].size() > 4 && budget > 0; ++q) {
         if (q == p || zones[q].empty() || !neighbours(zones[p], zones[q])) continue;
+        --budget;
         changed = recut(zones[p], zones[q]) || changed;
-      }
-    }
-    // A zone still above four boxes is partitioned again with two of its neighbours, then
-    // with all of them, as one region.
-    for (std::size_t p = 0; p < zones.size(); ++p) {
-      if (zones[p].size() <= 4) continue;
-      std::vector<std::size_t> around;
-      for (std::size_t q = 0; q < zones.size(); ++q)
-        if (q != p && !zones[q].empty() && neighbours(zones[p], zones[q])) around.push_back(q);
-      std::vector<std::vector<std::size_t>> groups;
-      for (std::size_t i = 0; i < around.size(); ++i)
-        for (std::size_t j = i + 1; j < around.size(); ++j)
-          groups.push_back({p, around[i], around[j]});
-      std::vector<std::size_t> all{p};
-      all.insert(all.end(), around.begin(), around.end());
-      groups.push_back(all);
-      for (const auto& group : groups) {
-        if (zones[p].size() <= 4) break;
-        std::vector<I> t;
-        Region u;
-        double hs = 0;
-        for (std::size_t q : group) {
-          t.push_back(cells(zones[q]));
-          u.insert(u.end(), zones[q].begin(), zones[q].end());
-          hs += half_surface_of(zones[q]);
-        }
-        std::vector<TileZone> fresh = solve_group(t, merge_boxes(u));
-        int before = excess(zones, group), after = 0;
-        double hs_after = 0;
-        for (const TileZone& z : fresh) {
-          after += std::max(0, int(z.size()) - 4);
-          hs_after += half_surface_of(z);
-        }
-        if (after < before && hs_after <= 1.02 * hs) {
-          for (std::size_t i = 0; i < group.size(); ++i) zones[group[i]] = std::move(fresh[i]);
-          changed = true;
-        }
       }
     }
     if (!changed) break;
   }
+}
+
+// Zones still above four boxes cut again by sweeps (fewest_boxes), where that finds fewer.
+void fewest(std::vector<TileZone>& zones) {
+  for (TileZone& z : zones)
+    if (z.size() > 4) z = fewest_boxes(std::move(z));
 }
 
 Region whole(const TileExtent& tiles) {
@@ -1008,23 +1071,6 @@ void check_total(const std::vector<I>& targets, const TileExtent& tiles) {
     throw std::invalid_argument("stepped: the counts do not add up to the cuboid");
 }
 
-std::vector<TileZone> solve_group(const std::vector<I>& targets, Region region) {
-  std::vector<int> order;
-  for (std::size_t p = 0; p < targets.size(); ++p)
-    if (targets[p] > 0) order.push_back(int(p));
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return targets[std::size_t(a)] < targets[std::size_t(b)]; });
-  std::vector<I> prefix(order.size() + 1, 0);
-  for (std::size_t i = 0; i < order.size(); ++i)
-    prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
-  const int active = int(order.size());
-  NrrpSource source(std::move(order), std::move(prefix), true);
-  Solver solver(source, targets.size(), true);
-  Task root = source.task(0, active);
-  root.region = std::move(region);
-  return solver.run(std::move(root));
-}
-
 }  // namespace
 
 std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileExtent& tiles,
@@ -1040,11 +1086,13 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
     prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
   const std::size_t active = order.size();
   NrrpSource source(std::move(order), std::move(prefix), three_modes);
-  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors);
+  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors,
+                active <= kSteppedCompareProcessors);
   Task root = source.task(0, int(active));
   root.region = whole(tiles);
   auto zones = solver.run(std::move(root));
   if (active <= kSteppedLookaheadProcessors) repair(zones);
+  if (active <= kSteppedCompareProcessors) fewest(zones);
   return zones;
 }
 
@@ -1054,10 +1102,13 @@ std::vector<TileZone> stepped_tree(const CutTree& tree, const std::vector<I>& ta
   std::size_t active = 0;
   for (I t : targets) active += t > 0;
   TreeSource source(tree, targets);
-  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors);
+  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors,
+                active <= kSteppedCompareProcessors);
   Task root = source.task(tree.root);
   root.region = whole(tiles);
-  return solver.run(std::move(root));
+  auto zones = solver.run(std::move(root));
+  if (active <= kSteppedCompareProcessors) fewest(zones);
+  return zones;
 }
 
 }  // namespace cuboid::partition

@@ -27,8 +27,11 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<std::int64_t>& targets,
 std::vector<TileZone> stepped_tree(const CutTree& tree, const std::vector<std::int64_t>& targets,
                                    const TileExtent& tiles);
 
-// Instances with at most this many processors (with a non-zero count) choose each node by
-// completing every candidate's subtree; larger ones choose by a local estimate (linear time).
-constexpr std::size_t kSteppedLookaheadProcessors = 256;
+// Effort by the number of processors with a non-zero count: up to the first figure each node
+// compares its candidates by completing their subtrees (and a repair pass follows); up to the
+// second by the candidates' own regions; beyond, each node takes the one cut the rule asks for,
+// with one step (linear time, no comparison).
+constexpr std::size_t kSteppedLookaheadProcessors = 64;
+constexpr std::size_t kSteppedCompareProcessors = 4096;
 
 }  // namespace cuboid::partition

@@ -68,7 +68,7 @@ TEST_P(Discretized, ExactTilingCountsAndShapes) {
             ASSERT_EQ(b.lo[2], 0);
             ASSERT_EQ(b.hi[2], c.tiles[2]);
           }
-      if (d == Discretization::precise) {
+      if (d != Discretization::rounded) {
         // Exact counts from the speeds (idle grid processors excepted), over C tiles for the
         // algorithms that never split l.
         const auto continuous = partition_continuous(
@@ -95,6 +95,7 @@ TEST_P(Discretized, Deterministic) {
           << describe(c, a, GetParam());
 }
 
+// STEPPED has its own tests (stepped_test.cpp).
 INSTANTIATE_TEST_SUITE_P(Both, Discretized,
                          ::testing::Values(Discretization::rounded, Discretization::precise),
                          [](const auto& info) { return std::string(to_string(info.param)); });
@@ -143,6 +144,30 @@ TEST(Discretize, PreciseOnLargeCuboid) {
     total += testing::cell_count(zones[p]);
   }
   EXPECT_EQ(total, tiles[0] * tiles[1] * tiles[2]);
+}
+
+// A zone whose faces joined as given stay five boxes; cut again by a sweep, four.
+TEST(Merge, FewestBoxesCutsTheUnionAgain) {
+  const TileZone zone = {TileBox{{0, 0, 28}, {4, 6, 32}}, TileBox{{0, 6, 27}, {10, 12, 32}},
+                         TileBox{{4, 0, 28}, {6, 5, 32}}, TileBox{{4, 5, 27}, {6, 6, 32}},
+                         TileBox{{6, 0, 27}, {10, 6, 32}}};
+  const TileZone joined = merge_boxes(zone);
+  const TileZone fewest = fewest_boxes(zone);
+  EXPECT_EQ(joined.size(), 5u);
+  EXPECT_EQ(fewest.size(), 4u);
+  // The same cells, each once.
+  std::vector<int> cells(10 * 12 * 32, 0), again(10 * 12 * 32, 0);
+  auto mark = [](const TileZone& z, std::vector<int>& board) {
+    for (const TileBox& b : z)
+      for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i)
+        for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
+          for (std::int64_t l = b.lo[2]; l < b.hi[2]; ++l)
+            ++board[std::size_t((i * 12 + j) * 32 + l)];
+  };
+  mark(zone, cells);
+  mark(fewest, again);
+  EXPECT_EQ(cells, again);
+  EXPECT_EQ(fewest_boxes(fewest), fewest);  // a fixed point
 }
 
 }  // namespace
