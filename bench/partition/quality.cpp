@@ -1,6 +1,7 @@
 // Prints the quality tables of docs/partition.md (markdown): for every algorithm, instance
 // family and cuboid shape, the mean and worst of sum Hs / sum L(V) over seeded random instances,
-// plus the one-dominant-plus-twenty case. Usage: cuboid-partition-quality [instances] [max_p]
+// plus the one-dominant-plus-twenty case and issue 13's table of discretisations.
+// Usage: cuboid-partition-quality [instances] [max_p] [stepped instances per family]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -78,18 +79,98 @@ void dominant_plus_twenty() {
   const cp::Extent e = {48, 48, 48};
   std::printf("\n**One processor x100 plus 20 equal ones**, cube 48^3 tiles, 3D Hs:\n\n");
   std::printf(
-      "| algorithm | continuous sum Hs / sum L | precise | rounded (imbalance) | dominant zone Hs "
-      "/ L | "
-      "small zone Hs / L |\n|---|---|---|---|---|---|\n");
+      "| algorithm | continuous sum Hs / sum L | precise | rounded (imbalance) | stepped | "
+      "dominant zone Hs / L | small zone Hs / L |\n|---|---|---|---|---|---|---|\n");
   for (cp::Algorithm a : kAlgorithms) {
     const auto c = cp::measure(cp::partition_continuous(a, speeds, e), speeds, e);
-    const auto d = cp::measure(cp::partition_tiles(a, cp::Discretization::precise, speeds, tiles),
-                               speeds, tiles);
-    const auto rd = cp::measure(cp::partition_tiles(a, cp::Discretization::rounded, speeds, tiles),
-                                speeds, tiles);
-    std::printf("| %s | %.3f | %.3f | %.3f (%.2f) | %.3f | %.3f |\n",
+    auto tiled = [&](cp::Discretization d) {
+      return cp::measure(cp::partition_tiles(a, d, speeds, tiles), speeds, tiles);
+    };
+    const auto d = tiled(cp::Discretization::precise);
+    const auto rd = tiled(cp::Discretization::rounded);
+    const auto st = tiled(cp::Discretization::stepped);
+    std::printf("| %s | %.3f | %.3f | %.3f (%.2f) | %.3f | %.3f | %.3f |\n",
                 std::string(cp::to_string(a)).c_str(), c.ratio, d.ratio, rd.ratio, rd.imbalance,
-                c.zones[0].hs / c.zones[0].lower_bound, c.zones[1].hs / c.zones[1].lower_bound);
+                st.ratio, c.zones[0].hs / c.zones[0].lower_bound,
+                c.zones[1].hs / c.zones[1].lower_bound);
+  }
+}
+
+std::string speeds_name(const std::vector<double>& s) {
+  if (s.size() == 5) return "4 x 30 + 8";
+  if (s.size() == 8) return "8 equal";
+  return "100 + 20 x 1";
+}
+
+int most_boxes(const std::vector<cp::TileZone>& zones) {
+  std::size_t m = 0;
+  for (const auto& z : zones) m = std::max(m, z.size());
+  return int(m);
+}
+
+// Issue 13's table: nrrp3d on cubes of 8, 16 and 32 tiles per edge, every discretisation.
+void discretisation_table() {
+  std::vector<double> dominant(21, 1.0);
+  dominant[0] = 100.0;
+  const std::vector<std::vector<double>> families = {
+      {30, 30, 30, 30, 8}, std::vector<double>(8, 1.0), dominant};
+  std::printf(
+      "\n**nrrp3d on cubes, every discretisation**: sum Hs / sum L(V); imbalance (max V_p / v_p "
+      "- 1); most boxes of one zone\n\n"
+      "| tiles/edge | speeds | none | rounded: Hs/L, imbalance, boxes | precise: Hs/L, boxes | "
+      "stepped: Hs/L, boxes |\n|---|---|---|---|---|---|\n");
+  for (std::int64_t m : {8, 16, 32})
+    for (const auto& speeds : families) {
+      const cp::TileExtent t = {m, m, m};
+      const cp::Extent e = {double(m), double(m), double(m)};
+      const auto none =
+          cp::measure(cp::partition_continuous(cp::Algorithm::nrrp3d, speeds, e), speeds, e);
+      auto run = [&](cp::Discretization d) {
+        const auto zones = cp::partition_tiles(cp::Algorithm::nrrp3d, d, speeds, t);
+        return std::make_pair(cp::measure(zones, speeds, t), most_boxes(zones));
+      };
+      const auto [rounded, rb] = run(cp::Discretization::rounded);
+      const auto [precise, pb] = run(cp::Discretization::precise);
+      const auto [stepped, sb] = run(cp::Discretization::stepped);
+      std::printf("| %lld | %s | %.3f | %.3f, %.1f %%, %d | %.3f, %d | %.3f, %d |\n", (long long)m,
+                  speeds_name(speeds).c_str(), none.ratio, rounded.ratio, 100.0 * rounded.imbalance,
+                  rb, precise.ratio, pb, stepped.ratio, sb);
+    }
+}
+
+// Issue 13's acceptance instances, as in stepped_test.cpp: every family of instances.hpp, p
+// uniform in [2, 64], on cubes: mean and worst sum Hs / sum L(V), and the zones above four boxes.
+void stepped_families(int instances) {
+  std::printf(
+      "\n**stepped, random families** (nrrp3d; every family above, p uniform in [2, 64], %d "
+      "instances per family and cube)\n\n| tiles/edge | mean Hs/L | worst Hs/L | instances "
+      "with a zone above 4 boxes | zones above 4 boxes | most boxes |\n|---|---|---|---|---|---|\n",
+      instances);
+  for (std::int64_t m : {8, 16, 32}) {
+    std::mt19937_64 rng(4242 + std::uint64_t(m));
+    std::uniform_int_distribution<int> p_of(2, 64);
+    Stat s;
+    int above = 0, most = 0, n = 0;
+    long zones = 0, zones_above = 0;
+    for (ct::Family f : ct::all_families())
+      for (int r = 0; r < instances; ++r) {
+        const auto speeds = ct::speeds(f, p_of(rng), rng);
+        const cp::TileExtent t = {m, m, m};
+        const auto result =
+            cp::partition_tiles(cp::Algorithm::nrrp3d, cp::Discretization::stepped, speeds, t);
+        s.add(cp::measure(result, speeds, t).ratio);
+        const int b = most_boxes(result);
+        above += b > 4;
+        most = std::max(most, b);
+        for (const auto& z : result) {
+          zones += !z.empty();
+          zones_above += z.size() > 4;
+        }
+        ++n;
+      }
+    std::printf("| %lld | %.3f | %.3f | %d of %d | %ld of %ld (%.1f %%) | %d |\n", (long long)m,
+                s.sum / s.n, s.worst, above, n, zones_above, zones,
+                100.0 * double(zones_above) / double(zones), most);
   }
 }
 
@@ -98,9 +179,12 @@ void dominant_plus_twenty() {
 int main(int argc, char** argv) {
   const int instances = argc > 1 ? std::atoi(argv[1]) : 200;
   const int max_p = argc > 2 ? std::atoi(argv[2]) : 1000;
+  const int stepped_instances = argc > 3 ? std::atoi(argv[3]) : 10;
   std::printf("Instances per cell: %d, p log-uniform in [1, %d].\n", instances, max_p);
   family_tables(instances, max_p);
   worst_zone_on_cubes(instances, max_p);
   dominant_plus_twenty();
+  discretisation_table();
+  stepped_families(stepped_instances);
   return 0;
 }

@@ -97,7 +97,7 @@ std::array<double, 3> projections_of(const Z& zone) {
       const int a = axes[f][0], c = axes[f][1];
       rects.push_back({double(b.lo[a]), double(b.hi[a]), double(b.lo[c]), double(b.hi[c])});
     }
-    simplify(rects);
+    if (rects.size() > 4) simplify(rects);  // up to four, inclusion-exclusion is cheaper
     out[f] = union_area(rects);
   }
   return out;

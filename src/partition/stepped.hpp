@@ -2,12 +2,14 @@
 // STEPPED discretisation: the recursion of the partition algorithm redone on whole tiles, every
 // cut made exact where it happens. A cut is a plane at an integer coordinate; the few tiles by
 // which that plane misses the exact count move across it as one *step* (a staircase: whole rows
-// plus one partial row of the layer next to the plane), so every sub-region of the recursion
-// holds exactly its processors' PRECISE counts. Each node tries a handful of choices (rounding
-// up or down, the step's orientation, and for nrrp3d the split point and axis near the ones the
-// continuous rule picks) and keeps the one whose completed subtree has the fewest zones above
-// four boxes and then the smallest total half-surface. Work and memory depend on the number of
-// processors and on the boxes of the regions, never on M*N*K.
+// plus one partial row of the layer next to the plane, or one box when a row width divides the
+// count), so every sub-region of the recursion holds exactly its processors' PRECISE counts.
+// Each node tries a handful of choices (rounding up or down, the step's orientation and window,
+// and for nrrp3d the split point and axis near the ones the continuous rule picks) and keeps the
+// one whose completed subtree has the fewest zones above four boxes, among those within a few
+// per cent of the smallest total half-surface; a bounded repair then re-cuts pairs of
+// neighbouring zones. Work and memory depend on the number of processors and on the boxes of
+// the regions, never on M*N*K.
 #include <cstdint>
 #include <vector>
 

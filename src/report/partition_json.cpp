@@ -31,12 +31,16 @@ PartitionResult compute_partition(const std::array<std::int64_t, 3>& dims,
     }
     r.metrics = partition::measure(zones, speeds, extent);
   } else {
-    const auto zones = partition::partition_tiles(algorithm, discretization, speeds, dims);
-    for (const auto& z : zones) {
-      r.pieces.emplace_back();
-      for (const auto& b : z) r.pieces.back().push_back(to_piece(b));
-    }
+    auto zones = partition::partition_tiles(algorithm, discretization, speeds, dims);
     r.metrics = partition::measure(zones, speeds, dims);
+    // Each zone freed once copied: a million zones would otherwise be held twice.
+    r.pieces.reserve(zones.size());
+    for (auto& z : zones) {
+      r.pieces.emplace_back();
+      r.pieces.back().reserve(z.size());
+      for (const auto& b : z) r.pieces.back().push_back(to_piece(b));
+      partition::TileZone().swap(z);
+    }
   }
   return r;
 }
