@@ -371,14 +371,35 @@ std::string suggestion(const std::string& full) {
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
 
+// The value as TOML text, for the provenance record. Arrays and tables are written here rather
+// than by toml++'s formatter, whose line-width estimate converts log10 of a number below 0.1 to
+// an unsigned integer (undefined behaviour, found by the deck fuzzer on `speeds = [0.01, 1.0]`).
+std::string echo(const toml::node& node) {
+  if (const auto* arr = node.as_array()) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < arr->size(); ++i) s += (i ? ", " : "") + echo((*arr)[i]);
+    return s + "]";
+  }
+  if (const auto* tbl = node.as_table()) {
+    std::string s = "{";
+    bool first = true;
+    for (const auto& [k, v] : *tbl) {
+      s += (first ? " " : ", ") + std::string(k.str()) + " = " + echo(v);
+      first = false;
+    }
+    return s + (first ? "}" : " }");
+  }
+  std::ostringstream value;
+  node.visit([&](const auto& v) { value << v; });
+  return value.str();
+}
+
 void apply(Deck& deck, const std::string& full, const toml::node& node, const Origin& at) {
   auto it = keys().find(full);
   if (it == keys().end()) fail(at, full, "unknown key" + suggestion(full));
   it->second(deck, node, at, full);
   deck.where[full] = at.text;
-  std::ostringstream value;
-  node.visit([&](const auto& v) { value << v; });
-  deck.given[full] = value.str();
+  deck.given[full] = echo(node);
 }
 
 // Cross-key checks: each names the key that has to change.

@@ -91,6 +91,19 @@ TEST(Deck, OverridesApplyAndAreLocated) {
   EXPECT_EQ(d.location("problem.m"), "--set problem.m=20");
 }
 
+// The record of given values (provenance) writes arrays itself: toml++'s own formatter has
+// undefined behaviour on numbers below 0.1 inside an array.
+TEST(Deck, GivenValuesAreRecordedAsText) {
+  const Deck d = parse_deck(
+      "[platform]\nprocessors = [\"host\", \"staged\"]\nspeeds = [0.01, 2.5]\n"
+      "[problem]\nalpha = 0.001\nm = 64\n",
+      "g.toml");
+  EXPECT_EQ(d.given.at("platform.processors"), "['host', 'staged']");
+  EXPECT_EQ(d.given.at("platform.speeds"), "[0.01, 2.5]");
+  EXPECT_EQ(d.given.at("problem.alpha"), "0.001");
+  EXPECT_EQ(d.given.at("problem.m"), "64");
+}
+
 TEST(Deck, AutoPartition) {
   using cuboid::partition::Algorithm;
   using cuboid::partition::Discretization;
