@@ -259,14 +259,17 @@ int StealScheduler::steal_cheapest(const Thief& t) {
   return steal_random(t);
 }
 
-int StealScheduler::steal(int p) {
+int StealScheduler::steal(int p, bool idle) {
   Thief t;
   t.p = p;
   t.now = seconds_now();
   {
     Queue& q = *queues_[std::size_t(p)];
     std::lock_guard<std::mutex> lock(q.m);
-    t.left = q.flops + ahead(p);
+    // Idle, it has finished the last step it took, but a copying processor's GEMM of it may
+    // still run; otherwise it has just taken a step, not yet done.
+    const double in_flight = idle ? (copies_[std::size_t(p)] ? q.recent[0] : 0.0) : ahead(p);
+    t.left = q.flops + in_flight;
     t.rate = rate(p, t.now);
   }
   switch (options_.strategy) {
@@ -303,7 +306,7 @@ bool StealScheduler::next(int p, StepRef& out) {
         // Stealing in advance: with fewer than two steps ready, take a unit now, so that its
         // copies can start while this step runs.
         if (stealing && ready < 2) {
-          const int id = steal(p);
+          const int id = steal(p, false);
           if (id >= 0) append(p, id, true);
         }
         return true;
@@ -321,7 +324,7 @@ bool StealScheduler::next(int p, StepRef& out) {
     }
     if (!stealing) return false;
     // Idle: a unit stolen now is started at once, never queued where another could take it.
-    const int id = steal(p);
+    const int id = steal(p, true);
     if (id < 0) return false;
     append(p, id, false);
     cur.unit = id;

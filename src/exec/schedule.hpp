@@ -151,7 +151,8 @@ class StealScheduler {
   double ahead(int p) const;
   double rate(int p, double now) const;
   bool pays(const Thief& t, int victim, const Unit& u) const;  // victim locked
-  int steal(int p);  // a unit taken from another queue for p, or -1
+  // A unit taken from another queue for p, or -1; `idle`: p has no step left at all.
+  int steal(int p, bool idle);
   int steal_random(const Thief& t);
   int steal_cheapest(const Thief& t);
   int take_from(int victim, std::deque<int>::iterator it);  // victim locked
