@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "partition/metrics.hpp"
@@ -78,8 +79,19 @@ std::vector<Estimate> rank_candidates(const ModelProblem& pr,
     const double scale = std::pow(10.0, 5 - std::floor(std::log10(s)));
     return std::round(s * scale) / scale;
   };
+  double best = std::numeric_limits<double>::infinity();
+  for (const Estimate& e : out)
+    if (e.failed.empty()) best = std::min(best, key(e.seconds));
+  // Within the model's resolution of the best, the fewest boxes per zone first: the model
+  // leaves out what each box costs (a GEMM call, its copies, a smaller GEMM running slower).
+  auto near = [&](const Estimate& e) {
+    return e.failed.empty() && key(e.seconds) <= best * (1 + options.tie_window);
+  };
   std::stable_sort(out.begin(), out.end(), [&](const Estimate& x, const Estimate& y) {
     if (x.failed.empty() != y.failed.empty()) return x.failed.empty();
+    if (near(x) != near(y)) return near(x);
+    if (near(x) && x.max_boxes != y.max_boxes) return x.max_boxes < y.max_boxes;
+    if (near(x)) return false;  // the order of the lists
     return key(x.seconds) < key(y.seconds);
   });
   return out;

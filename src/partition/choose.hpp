@@ -34,6 +34,9 @@ struct ModelProblem {
 
 struct ModelOptions {
   double host_gbs = 20;  // bandwidth of the host-side reduction, GB/s
+  // Estimates within this share of the best are not told apart: among them the fewest boxes
+  // per zone come first.
+  double tie_window = 0.01;
 };
 
 struct Estimate {
@@ -50,8 +53,10 @@ struct Estimate {
 Estimate estimate(const std::vector<TileZone>& zones, const ModelProblem& problem,
                   const std::vector<ProcessorModel>& processors, const ModelOptions& options = {});
 
-// Every algorithm x discretisation given, fastest first; on equal estimates the order of the
-// lists decides (so put the preferred ones first). Candidates that cannot be built (a
+// Every algorithm x discretisation given, fastest first, except that those within
+// options.tie_window of the fastest come first ordered by their most boxes per zone; on equal
+// estimates (and equal boxes among those) the order of the lists decides (so put the preferred
+// ones first). Candidates that cannot be built (a
 // discretisation refused as too large) come last with `failed` set. Throws
 // std::invalid_argument for bad input (no processors, a speed that is not positive).
 std::vector<Estimate> rank_candidates(const ModelProblem& problem,

@@ -51,12 +51,50 @@ TEST(Choose, FastestFirstAndTiesKeepTheListOrder) {
   EXPECT_EQ(one[0].algorithm, Algorithm::grid);
   EXPECT_EQ(one[0].discretization, Discretization::stepped);
   for (const Estimate& e : one) EXPECT_DOUBLE_EQ(e.seconds, one[0].seconds);
-  // Two devices behind slow links: sorted by the estimate, copies counted.
+  // Two devices behind slow links: sorted by the estimate (no window), copies counted.
   const double inf = std::numeric_limits<double>::infinity();
-  auto two = rank_candidates(pr, {{10.0, 1.0}, {30.0, inf}}, algorithms, ds);
+  ModelOptions exact;
+  exact.tie_window = 0;
+  auto two = rank_candidates(pr, {{10.0, 1.0}, {30.0, inf}}, algorithms, ds, exact);
   for (std::size_t i = 1; i < two.size(); ++i) EXPECT_LE(two[i - 1].seconds, two[i].seconds);
   EXPECT_GT(two[0].copy_s[0], 0.0);
   EXPECT_EQ(two[0].copy_s[1], 0.0);  // unlimited link
+}
+
+// Within the window, fewer boxes first, whatever the estimate; beyond it, the estimate.
+TEST(Choose, FewestBoxesWithinTheWindow) {
+  ModelProblem pr;
+  pr.m = pr.n = 4096;
+  pr.k = 256;
+  pr.tile = 128;  // 32 x 32 x 2 tiles
+  const std::vector<ProcessorModel> procs = {{10.0, 0.0}, {11.0, 0.0}, {3.0, 0.0}};
+  const std::vector<Algorithm> algorithms = {Algorithm::nrrp3d, Algorithm::column, Algorithm::slab,
+                                             Algorithm::grid};
+  const std::vector<Discretization> ds = {Discretization::precise, Discretization::stepped,
+                                          Discretization::rounded};
+  ModelOptions wide;
+  wide.tie_window = 0.5;
+  const auto r = rank_candidates(pr, procs, algorithms, ds, wide);
+  double best = std::numeric_limits<double>::infinity();
+  for (const Estimate& e : r) best = std::min(best, e.seconds);
+  std::size_t i = 0;
+  for (; i < r.size() && r[i].seconds <= 1.5 * best * (1 + 1e-5); ++i) {
+    if (i > 0) {
+      EXPECT_LE(r[i - 1].max_boxes, r[i].max_boxes) << i;
+    }
+  }
+  ASSERT_GT(i, 1u);               // the window holds several candidates
+  EXPECT_GT(r[0].seconds, best);  // and its fewest boxes are not the fastest estimate
+  for (std::size_t j = i; j < r.size(); ++j) {
+    EXPECT_GT(r[j].seconds, 1.5 * best);
+    if (j > i) {
+      EXPECT_LE(r[j - 1].seconds, r[j].seconds);
+    }
+  }
+  // With no window the fastest leads.
+  ModelOptions exact;
+  exact.tie_window = 0;
+  EXPECT_DOUBLE_EQ(rank_candidates(pr, procs, algorithms, ds, exact)[0].seconds, best);
 }
 
 TEST(Choose, RefusedCandidatesComeLast) {
