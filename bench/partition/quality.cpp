@@ -1,7 +1,8 @@
 // Prints the quality tables of docs/partition.md (markdown): for every algorithm, instance
 // family and cuboid shape, the mean and worst of sum Hs / sum L(V) over seeded random instances,
 // plus the one-dominant-plus-twenty case and issue 13's table of discretisations.
-// Usage: cuboid-partition-quality [instances] [max_p] [stepped instances per family]
+// Usage: cuboid-partition-quality [--instances N] [--max-p P] [--stepped-instances N]
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -177,9 +178,16 @@ void stepped_families(int instances) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int instances = argc > 1 ? std::atoi(argv[1]) : 200;
-  const int max_p = argc > 2 ? std::atoi(argv[2]) : 1000;
-  const int stepped_instances = argc > 3 ? std::atoi(argv[3]) : 10;
+  int instances = 200, max_p = 1000, stepped_instances = 10;
+  CLI::App app{"Quality tables of docs/partition.md (Markdown on stdout)"};
+  app.add_option("--instances", instances, "random instances per family and shape")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--max-p", max_p, "processors drawn log-uniform in [1, max-p]")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--stepped-instances", stepped_instances,
+                 "instances per family of the stepped acceptance table")
+      ->check(CLI::Range(1, 100000));
+  CLI11_PARSE(app, argc, argv);
   std::printf("Instances per cell: %d, p log-uniform in [1, %d].\n", instances, max_p);
   family_tables(instances, max_p);
   worst_zone_on_cubes(instances, max_p);
