@@ -991,47 +991,72 @@ std::pair<int, double> cost(const Region& a, const Region& b) {
   return {std::max(int(a.size()), int(b.size())), half_surface_of(a) + half_surface_of(b)};
 }
 
-// A re-cut may trade a little surface for fewer boxes, never more than this share.
-constexpr double kRepairSurfaceSlack = 1.02;
-
-// The best exact re-cut of u + v (u keeps its count), or nothing better than now.
-bool recut(TileZone& u, TileZone& v) {
-  const I want = cells(u);
-  Region whole_region = join(u, v);
-  const TileBox bb = bounds(whole_region);
-  Task t;
-  t.region = whole_region;
-  t.target = cells(whole_region);
-  auto best = cost(u, v);
-  const double surface_cap = kRepairSurfaceSlack * best.second;
-  bool improved = false;
-  std::vector<Option> opts;
-  {
-    // u as a corner box of the union, shaped like u's own bounds.
-    const TileBox ub = bounds(u);
-    for (bool flip : {false, true}) {
-      Source::Corner c;
-      c.inner.target = flip ? t.target - want : want;
-      c.dominant.target = t.target - c.inner.target;
-      c.dominant.proc = 0;
-      const TileBox& shape = flip ? bounds(v) : ub;
-      for (int d = 0; d < 3; ++d) c.ideal[d] = double(shape.extent(d));
-      opts.clear();
-      corner_options(c, t, bb, Effort::wide, opts);
-      for (Option& o : opts) {
-        Region& nu = flip ? o.second.region : o.first.region;
-        Region& nv = flip ? o.first.region : o.second.region;
-        const auto k = cost(nu, nv);
-        if (k < best && k.second <= surface_cap) {
-          best = k;
-          u = nu;
-          v = nv;
-          improved = true;
+// u' = (u + v) inside the box `ib`, made exact with one step in the layer next to any face of
+// ib (inside ib when it holds too many): the zone keeps one box and gains a step on the face
+// where it fits, instead of the face where the recursion put it.
+void anchored_cuts(const Region& region, const TileBox& bb, const TileBox& ib, I want,
+                   std::vector<std::pair<Region, Region>>& out) {
+  const Region inner = compact(inside(region, ib));
+  const I have = cells(inner);
+  if (have == 0) return;
+  const I m = want - have;
+  const Region rest = subtract(region, inner);
+  if (m == 0) {
+    out.push_back({inner, rest});
+    return;
+  }
+  for (int f = 0; f < 3; ++f)
+    for (bool high : {false, true}) {
+      I layer;
+      if (m > 0) {
+        layer = high ? ib.hi[f] : ib.lo[f] - 1;
+        if (layer < bb.lo[f] || layer >= bb.hi[f]) continue;
+      } else {
+        layer = high ? ib.hi[f] - 1 : ib.lo[f];
+      }
+      TileBox window = ib;
+      window.lo[f] = layer;
+      window.hi[f] = layer + 1;
+      const Region& src = m > 0 ? rest : inner;
+      if (cells(inside(src, window)) < std::abs(m)) continue;
+      for (const Orientation& o : orientations(f)) {
+        const Region step = staircase(src, f, layer, window, std::abs(m), o);
+        if (m > 0) {
+          out.push_back({join(inner, step), subtract(rest, step, f)});
+        } else {
+          out.push_back({subtract(inner, step, f), join(rest, step)});
         }
       }
     }
+}
+
+// Exact cuts of u + v into (u', v'), u' with u's count: u' (or v') as a corner box shaped like
+// the zone's bounds, or a plane with a step along each axis; with `anchored`, also each box of
+// u (or v) as it is and with one face moved to the count, made exact by anchored_cuts.
+void pair_cuts(const TileZone& u, const TileZone& v, bool anchored,
+               std::vector<std::pair<Region, Region>>& out) {
+  const I want = cells(u);
+  Task t;
+  t.region = join(u, v);
+  t.target = cells(t.region);
+  const TileBox bb = bounds(t.region);
+  auto take = [&](Option& o, bool flip) {
+    out.push_back(flip ? std::make_pair(std::move(o.second.region), std::move(o.first.region))
+                       : std::make_pair(std::move(o.first.region), std::move(o.second.region)));
+  };
+  std::vector<Option> opts;
+  for (bool flip : {false, true}) {
+    Source::Corner c;
+    c.inner.target = flip ? t.target - want : want;
+    c.dominant.target = t.target - c.inner.target;
+    c.dominant.proc = 0;
+    const TileBox shape = bounds(flip ? v : u);
+    for (int d = 0; d < 3; ++d) c.ideal[d] = double(shape.extent(d));
+    opts.clear();
+    corner_options(c, t, bb, Effort::wide, opts);
+    for (Option& o : opts) take(o, flip);
   }
-  for (int d = 0; d < 3; ++d) {
+  for (int d = 0; d < 3; ++d)
     for (bool flip : {false, true}) {
       Source::Split s;
       s.axis = d;
@@ -1039,17 +1064,63 @@ bool recut(TileZone& u, TileZone& v) {
       s.above.target = t.target - s.below.target;
       opts.clear();
       split_options(s, t, bb, Effort::wide, opts);
-      for (Option& o : opts) {
-        Region& nu = flip ? o.second.region : o.first.region;
-        Region& nv = flip ? o.first.region : o.second.region;
-        const auto c = cost(nu, nv);
-        if (c < best && c.second <= surface_cap) {
-          best = c;
-          u = nu;
-          v = nv;
-          improved = true;
-        }
+      for (Option& o : opts) take(o, flip);
+    }
+  if (!anchored) return;
+  std::vector<std::pair<Region, Region>> cuts;
+  for (bool flip : {false, true}) {
+    const I w = flip ? t.target - want : want;
+    std::vector<TileBox> boxes;
+    for (const TileBox& b : flip ? v : u) {
+      boxes.push_back(b);
+      for (int f = 0; f < 3; ++f) {
+        // The high face moved to where the box holds about w tiles of the union, then the low.
+        TileBox up = b;
+        up.hi[f] = bb.hi[f];
+        const I c = last_cut(inside(t.region, up), f, b.lo[f], bb.hi[f], w);
+        for (I x : {c, c + 1})
+          if (x > b.lo[f] && x <= bb.hi[f]) {
+            up.hi[f] = x;
+            boxes.push_back(up);
+          }
+        TileBox down = b;
+        down.lo[f] = bb.lo[f];
+        const Region in = inside(t.region, down);
+        const I e = last_cut(in, f, bb.lo[f], b.hi[f], cells(in) - w);
+        for (I x : {e, e + 1})
+          if (x >= bb.lo[f] && x < b.hi[f]) {
+            down.lo[f] = x;
+            boxes.push_back(down);
+          }
       }
+    }
+    for (const TileBox& ib : boxes) {
+      cuts.clear();
+      anchored_cuts(t.region, bb, ib, w, cuts);
+      for (auto& [a, b] : cuts)
+        out.push_back(flip ? std::make_pair(std::move(b), std::move(a))
+                           : std::make_pair(std::move(a), std::move(b)));
+    }
+  }
+}
+
+// A re-cut may trade a little surface for fewer boxes, never more than this share.
+constexpr double kRepairSurfaceSlack = 1.02;
+
+// The best exact re-cut of u + v (u keeps its count), or nothing better than now.
+bool recut(TileZone& u, TileZone& v) {
+  auto best = cost(u, v);
+  const double surface_cap = kRepairSurfaceSlack * best.second;
+  bool improved = false;
+  std::vector<std::pair<Region, Region>> cuts;
+  pair_cuts(u, v, false, cuts);
+  for (auto& [nu, nv] : cuts) {
+    const auto k = cost(nu, nv);
+    if (k < best && k.second <= surface_cap) {
+      best = k;
+      u = std::move(nu);
+      v = std::move(nv);
+      improved = true;
     }
   }
   return improved;
@@ -1071,6 +1142,106 @@ void repair(std::vector<TileZone>& zones) {
         if (q == p || zones[q].empty() || !neighbours(zones[p], zones[q])) continue;
         --budget;
         changed = recut(zones[p], zones[q]) || changed;
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+// Boxes of a zone once merged: the sweeps of fewest_boxes for five or six joined boxes (below,
+// nothing to gain; above, too dear for every candidate).
+int boxes_of(const Region& r) {
+  if (r.size() <= 4 || r.size() > 6) return int(r.size());
+  return int(fewest_boxes(r).size());
+}
+
+// The last resort, for the zones that the repair leaves above four boxes (their extra boxes are
+// steps of several ancestor cuts on different faces, each shared with another neighbour, so no
+// re-cut with one neighbour removes them). Their surfaces may grow by this share of the zones
+// involved (a zone of five boxes costs more than the surface: one GEMM per box)...
+constexpr double kChainSurfaceSlack = 1.2;
+// ...in this many rounds, and a chain's second re-cut starts from this many first ones.
+constexpr int kChainRounds = 4;
+constexpr std::size_t kChainFirstCuts = 12;
+// The most boxes a first re-cut may leave the neighbour with, for the second to bring down.
+constexpr int kChainMiddleBoxes = 7;
+
+// A zone p above four boxes is re-cut with a neighbour q (anchored cuts too) so that both
+// have at most four; failing that, a chain: p with q leaving q above four, then q with one of
+// its neighbours r, leaving all three at four or fewer (tiles move p -> q -> r in effect). The
+// least total surface wins.
+void repair_chains(std::vector<TileZone>& zones) {
+  struct First {
+    std::size_t q;
+    Region u, v;
+    double growth;  // of the surfaces of p and q
+    int v_boxes;
+  };
+  std::vector<std::pair<Region, Region>> cuts;
+  for (int round = 0; round < kChainRounds; ++round) {
+    bool changed = false;
+    for (std::size_t p = 0; p < zones.size(); ++p) {
+      if (zones[p].size() <= 4) continue;
+      const double hp = half_surface_of(zones[p]);
+      std::vector<First> firsts;
+      double best = std::numeric_limits<double>::infinity();
+      First pair{};
+      for (std::size_t q = 0; q < zones.size(); ++q) {
+        if (q == p || zones[q].empty() || !neighbours(zones[p], zones[q])) continue;
+        const double before = hp + half_surface_of(zones[q]);
+        cuts.clear();
+        pair_cuts(zones[p], zones[q], true, cuts);
+        for (auto& [a, b] : cuts) {
+          if (boxes_of(a) > 4) continue;
+          const double hs = half_surface_of(a) + half_surface_of(b);
+          if (hs > kChainSurfaceSlack * before) continue;
+          const int vb = boxes_of(b);
+          if (vb <= 4 && hs - before < best) {
+            best = hs - before;
+            pair = {q, std::move(a), std::move(b), hs - before, vb};
+          } else if (vb > 4 && vb <= kChainMiddleBoxes) {
+            firsts.push_back({q, std::move(a), std::move(b), hs - before, vb});
+          }
+        }
+      }
+      if (best < std::numeric_limits<double>::infinity()) {
+        zones[p] = fewest_boxes(std::move(pair.u));
+        zones[pair.q] = fewest_boxes(std::move(pair.v));
+        changed = true;
+        continue;
+      }
+      std::stable_sort(firsts.begin(), firsts.end(), [](const First& a, const First& b) {
+        return std::make_pair(a.v_boxes, a.growth) < std::make_pair(b.v_boxes, b.growth);
+      });
+      if (firsts.size() > kChainFirstCuts) firsts.resize(kChainFirstCuts);
+      std::size_t chosen = 0, third = 0;
+      Region v2, w2;
+      for (std::size_t i = 0; i < firsts.size(); ++i) {
+        const First& f = firsts[i];
+        for (std::size_t r = 0; r < zones.size(); ++r) {
+          if (r == p || r == f.q || zones[r].empty() || !neighbours(f.v, zones[r])) continue;
+          const double hr = half_surface_of(zones[r]);
+          const double before = hp + half_surface_of(zones[f.q]) + hr;
+          cuts.clear();
+          pair_cuts(f.v, zones[r], true, cuts);
+          for (auto& [a, b] : cuts) {
+            if (boxes_of(a) > 4 || boxes_of(b) > 4) continue;
+            const double growth =
+                f.growth + half_surface_of(a) + half_surface_of(b) - half_surface_of(f.v) - hr;
+            if (before + growth > kChainSurfaceSlack * before || growth >= best) continue;
+            best = growth;
+            chosen = i;
+            third = r;
+            v2 = std::move(a);
+            w2 = std::move(b);
+          }
+        }
+      }
+      if (best < std::numeric_limits<double>::infinity()) {
+        zones[p] = fewest_boxes(std::move(firsts[chosen].u));
+        zones[firsts[chosen].q] = fewest_boxes(std::move(v2));
+        zones[third] = fewest_boxes(std::move(w2));
+        changed = true;
       }
     }
     if (!changed) break;
@@ -1121,6 +1292,7 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
   auto zones = solver.run(std::move(root));
   if (active <= kSteppedLookaheadProcessors) repair(zones);
   if (active <= kSteppedCompareProcessors) fewest(zones);
+  if (active <= kSteppedLookaheadProcessors) repair_chains(zones);
   return zones;
 }
 

@@ -46,9 +46,9 @@ int most_boxes(const std::vector<TileZone>& zones) {
 
 class SteppedAcceptance : public ::testing::TestWithParam<std::int64_t> {};
 
-// Issue 13 asks for at most four boxes per zone. That holds for every instance on 8^3; on 16^3
-// and 32^3 some zones keep five or six (docs/partition.md has the measured shares): asserted
-// here as a ceiling of six and a small share of zones above four, so that a regression shows.
+// Issue 13 asks for at most four boxes per zone. That holds for every instance on 8^3 and 16^3
+// here and in docs/partition.md's 60 instances per cube; on 32^3 a few zones keep five (6 of
+// 1918 there): asserted as a ceiling of five and a share of zones above four under 1 %.
 TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
   const std::int64_t edge = GetParam();
   const TileExtent tiles = {edge, edge, edge};
@@ -70,7 +70,7 @@ TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
     }
     const int most = most_boxes(result);
     ++boxes[most];
-    EXPECT_LE(most, edge == 8 ? 4 : 6) << "a zone has " << most << " boxes";
+    EXPECT_LE(most, edge <= 16 ? 4 : 5) << "a zone has " << most << " boxes";
     const double ratio = measure(result, c.speeds, tiles).ratio;
     EXPECT_LE(ratio, 1.20);
     sum += ratio;
@@ -78,7 +78,7 @@ TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
     ++n;
   }
   EXPECT_LE(sum / n, 1.10) << "mean sum Hs / sum L(V) over " << n << " instances";
-  EXPECT_LE(double(above_four), 0.05 * double(zones)) << above_four << " of " << zones;
+  EXPECT_LE(double(above_four), 0.01 * double(zones)) << above_four << " of " << zones;
   std::string hist;
   for (auto [b, count] : boxes) hist += " " + std::to_string(b) + ":" + std::to_string(count);
   std::cout << edge << "^3, " << n << " instances: mean Hs/L " << sum / n << ", worst " << worst
