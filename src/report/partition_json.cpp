@@ -1,5 +1,8 @@
 #include "report/partition_json.hpp"
 
+#include <algorithm>
+#include <thread>
+
 namespace cuboid::report {
 namespace {
 
@@ -33,14 +36,28 @@ PartitionResult compute_partition(const std::array<std::int64_t, 3>& dims,
   } else {
     auto zones = partition::partition_tiles(algorithm, discretization, speeds, dims);
     r.metrics = partition::measure(zones, speeds, dims);
-    // Each zone freed once copied: a million zones would otherwise be held twice.
-    r.pieces.reserve(zones.size());
-    for (auto& z : zones) {
-      r.pieces.emplace_back();
-      r.pieces.back().reserve(z.size());
-      for (const auto& b : z) r.pieces.back().push_back(to_piece(b));
-      partition::TileZone().swap(z);
-    }
+    // Each zone freed once copied: a million zones would otherwise be held twice. A million
+    // zones are copied by the cores together (as measure() does).
+    r.pieces.resize(zones.size());
+    const auto copy = [&](std::size_t begin, std::size_t end) {
+      for (std::size_t p = begin; p < end; ++p) {
+        r.pieces[p].reserve(zones[p].size());
+        for (const auto& b : zones[p]) r.pieces[p].push_back(to_piece(b));
+        partition::TileZone().swap(zones[p]);
+      }
+    };
+    const std::size_t threads =
+        zones.size() < (std::size_t(1) << 16)
+            ? 1
+            : std::max<std::size_t>(1,
+                                    std::min<std::size_t>(8, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    const std::size_t share = (zones.size() + threads - 1) / threads;
+    for (std::size_t t = 1; t < threads; ++t)
+      pool.emplace_back(copy, std::min(zones.size(), t * share),
+                        std::min(zones.size(), (t + 1) * share));
+    copy(0, std::min(zones.size(), share));
+    for (auto& th : pool) th.join();
   }
   return r;
 }
