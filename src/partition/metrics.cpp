@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
 
 #include "partition/geometry.hpp"
+#include "partition/parallel.hpp"
 
 namespace cuboid::partition {
 namespace {
@@ -49,24 +49,9 @@ PartitionMetrics measure_any(const std::vector<Z>& zones, const std::vector<doub
       z.aspect_ratio = bounding_aspect(zones[p]);
     }
   };
-  // Zones are measured independently: with many of them (10^6 processors take a second and a
-  // half alone), the cores share them; sums are then taken in order, so results do not depend
-  // on the number of threads.
-  const std::size_t threads =
-      zones.size() < (std::size_t(1) << 16)
-          ? 1
-          : std::max<std::size_t>(1, std::min<std::size_t>(8, std::thread::hardware_concurrency()));
-  if (threads == 1) {
-    fill(0, zones.size());
-  } else {
-    std::vector<std::thread> pool;
-    const std::size_t share = (zones.size() + threads - 1) / threads;
-    for (std::size_t t = 1; t < threads; ++t)
-      pool.emplace_back(fill, std::min(zones.size(), t * share),
-                        std::min(zones.size(), (t + 1) * share));
-    fill(0, std::min(zones.size(), share));
-    for (auto& th : pool) th.join();
-  }
+  // Zones are measured independently (10^6 of them take a second and a half alone); sums are
+  // then taken in zone order, so results do not depend on the number of threads.
+  for_each_range(zones.size(), fill);
   for (const ZoneMetrics& z : out.zones) {
     out.hs_total += z.hs;
     out.lower_bound_total += z.lower_bound;

@@ -1,7 +1,6 @@
 #include "report/partition_json.hpp"
 
-#include <algorithm>
-#include <thread>
+#include "partition/parallel.hpp"
 
 namespace cuboid::report {
 namespace {
@@ -46,18 +45,7 @@ PartitionResult compute_partition(const std::array<std::int64_t, 3>& dims,
         partition::TileZone().swap(zones[p]);
       }
     };
-    const std::size_t threads =
-        zones.size() < (std::size_t(1) << 16)
-            ? 1
-            : std::max<std::size_t>(1,
-                                    std::min<std::size_t>(8, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    const std::size_t share = (zones.size() + threads - 1) / threads;
-    for (std::size_t t = 1; t < threads; ++t)
-      pool.emplace_back(copy, std::min(zones.size(), t * share),
-                        std::min(zones.size(), (t + 1) * share));
-    copy(0, std::min(zones.size(), share));
-    for (auto& th : pool) th.join();
+    partition::for_each_range(zones.size(), copy);
   }
   return r;
 }
