@@ -31,8 +31,9 @@ CalibrationProblem calibration_problem(std::int64_t m, std::int64_t n, std::int6
 
 // GFLOP/s of each processor: a fresh set of workers runs the problem partitioned with equal
 // speeds, first a few steps each (set-up costs, and a first estimate of the rates), then about
-// `seconds` of steps each, all processors together; a processor's rate is its flops over the
-// time until its last block was back in host memory.
+// `seconds` of steps each, all processors together, three times; a processor's rate is the
+// median over those runs of its flops over the time until its last block was back in host
+// memory.
 template <class Scalar>
 std::vector<double> measure_rates(const std::vector<platform::ProcessorSpec>& specs,
                                   const CalibrationProblem& problem, double seconds);
