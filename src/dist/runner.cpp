@@ -235,6 +235,8 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
           if (q >= plan.processors.size() || plan.processors[q].steps.empty()) continue;
           const auto& pp = plan.processors[q];
           all.steps.resize(1);
+          all.max_a = std::max(all.max_a, pp.max_a);
+          all.max_b = std::max(all.max_b, pp.max_b);
           all.max_ab = std::max(all.max_ab, pp.max_ab);
           all.max_c = std::max(all.max_c, pp.max_c);
         }

@@ -78,7 +78,9 @@ void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int6
 }
 
 // Cuts a piece's C block into blocks of at most `block` tiles a side, balanced on tile
-// boundaries, column band by column band.
+// boundaries, column band by column band, the rows of every other band in reverse: consecutive
+// blocks share their columns (so their B panel) or, where one band turns into the next, their
+// rows (their A panel), which a copying processor then keeps resident.
 std::vector<Rect> cut_blocks(const Rect& c, std::int64_t tile, std::int64_t block) {
   if (block <= 0) return {c};
   const std::int64_t rt = (c.rows() + tile - 1) / tile, ct = (c.cols() + tile - 1) / tile;
@@ -87,7 +89,8 @@ std::vector<Rect> cut_blocks(const Rect& c, std::int64_t tile, std::int64_t bloc
   for (std::int64_t b = 0; b < nc; ++b) {
     const std::int64_t j0 = c.j0 + (ct * b / nc) * tile,
                        j1 = std::min(c.j1, c.j0 + (ct * (b + 1) / nc) * tile);
-    for (std::int64_t a = 0; a < nr; ++a) {
+    for (std::int64_t r = 0; r < nr; ++r) {
+      const std::int64_t a = b % 2 ? nr - 1 - r : r;
       const std::int64_t i0 = c.i0 + (rt * a / nr) * tile,
                          i1 = std::min(c.i1, c.i0 + (rt * (a + 1) / nr) * tile);
       out.push_back(Rect{i0, i1, j0, j1});
@@ -115,10 +118,19 @@ double volume(const Rect& r, std::int64_t l0, std::int64_t l1) {
 // early in the processor's volume -- four times that side within the first half (the head of its
 // queue, which it most likely runs itself: fewer, larger GEMMs and copies), twice within the
 // third quarter -- and `block` only in the last quarter, which processors short of work take.
-std::vector<Rect> blocks_of(const PieceCut& pc, std::int64_t tile, std::int64_t block,
-                            bool coarse_head) {
-  if (!coarse_head || block <= 0) return cut_blocks(pc.c, tile, block);
-  std::vector<Rect> out;
+// Each block says whether it is cut to `block` (the tail).
+struct Block {
+  Rect c;
+  bool tail = false;
+};
+
+std::vector<Block> blocks_of(const PieceCut& pc, std::int64_t tile, std::int64_t block,
+                             bool coarse_head) {
+  std::vector<Block> out;
+  if (!coarse_head || block <= 0) {
+    for (const Rect& r : cut_blocks(pc.c, tile, block)) out.push_back(Block{r, block > 0});
+    return out;
+  }
   double pos = pc.before;
   // 4 block within the first half, 2 block within the next quarter, then block (share 1).
   std::function<void(const Rect&, std::int64_t, double)> cut = [&](const Rect& r, std::int64_t side,
@@ -126,7 +138,7 @@ std::vector<Rect> blocks_of(const PieceCut& pc, std::int64_t tile, std::int64_t 
     for (const Rect& b : cut_blocks(r, tile, side)) {
       const double v = volume(b, pc.l0, pc.l1);
       if (side == block || pos + v <= end_share * pc.total) {
-        out.push_back(b);
+        out.push_back(Block{b, side == block});
         pos += v;
       } else {
         cut(b, side / 2, end_share + (1 - end_share) / 2);
@@ -135,6 +147,32 @@ std::vector<Rect> blocks_of(const PieceCut& pc, std::int64_t tile, std::int64_t 
   };
   cut(pc.c, 4 * block, 0.5);
   return out;
+}
+
+// Orders the k-panels of each chain (consecutive parts on one C block) so that its first panel
+// is the previous chain's last one where the two blocks share rows or columns: ascending, then
+// descending, and so on. The step where one chain turns into the next then shares its A or B
+// panel with the step before, which a copying processor keeps resident instead of copying it
+// again. The order is the plan's, so every schedule of the plan sums in the same order.
+void serpentine(std::vector<Part>& parts) {
+  std::size_t prev_end = 0;  // end of the previous chain (0: none yet)
+  for (std::size_t s = 0; s < parts.size();) {
+    const Rect& c = std::get<0>(parts[s]);
+    std::size_t e = s + 1;
+    while (e < parts.size() && std::get<0>(parts[e]) == c) ++e;
+    if (prev_end > 0 && e - s > 1) {
+      const Part& prev = parts[prev_end - 1];
+      const Rect& p = std::get<0>(prev);
+      const bool shares = (p.i0 == c.i0 && p.i1 == c.i1) || (p.j0 == c.j0 && p.j1 == c.j1);
+      auto same_k = [&](const Part& x) {
+        return std::get<1>(x) == std::get<1>(prev) && std::get<2>(x) == std::get<2>(prev);
+      };
+      if (shares && same_k(parts[e - 1]) && !same_k(parts[s]))
+        std::reverse(parts.begin() + std::ptrdiff_t(s), parts.begin() + std::ptrdiff_t(e));
+    }
+    prev_end = e;
+    s = e;
+  }
 }
 
 // A budget the steps' buffers must fit: budget elements, and what counts against them.
@@ -163,12 +201,18 @@ std::vector<std::vector<Part>> split_pieces(const std::vector<PieceCut>& pieces,
   // Cuts with `room`; returns whether the buffers then fit every budget.
   auto cut = [&](std::int64_t room, std::vector<std::vector<Part>>& out) {
     out.assign(pieces.size(), {});
-    std::int64_t max_ab = 0, max_c = 0;
+    std::int64_t max_a = 0, max_b = 0, max_c = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       const PieceCut& pc = pieces[i];
       auto& parts = out[i];
-      for (const Rect& r : blocks_of(pc, tile, block, coarse_head))
-        split_for_budget(r, pc.l0, pc.l1, tile, room, pc.min_panels, c_blocks, parts);
+      // A piece cut into at least min_panels blocks has enough steps for the copies of one to
+      // overlap the GEMM of another: its tail blocks are not cut along k (budget permitting), so
+      // that consecutive blocks of a band share a whole panel and their GEMMs are deeper.
+      const std::vector<Block> blocks = blocks_of(pc, tile, block, coarse_head);
+      const bool enough = std::int64_t(blocks.size()) >= pc.min_panels;
+      for (const Block& b : blocks)
+        split_for_budget(b.c, pc.l0, pc.l1, tile, room, b.tail && enough ? 1 : pc.min_panels,
+                         c_blocks, parts);
       // The first step's copies cannot overlap anything: a processor that overlaps copies
       // starts with a panel of one tile, so that less waits to fill the pipeline.
       if (pc.first && pc.min_panels > 1 && !parts.empty()) {
@@ -178,13 +222,15 @@ std::vector<std::vector<Part>> split_pieces(const std::vector<PieceCut>& pieces,
           parts.insert(parts.begin() + 1, std::make_tuple(rect, a + tile, z));
         }
       }
+      serpentine(parts);
       for (const auto& [rect, a, z] : parts) {
-        max_ab = std::max(max_ab, (rect.rows() + rect.cols()) * (z - a));
+        max_a = std::max(max_a, rect.rows() * (z - a));
+        max_b = std::max(max_b, (z - a) * rect.cols());
         max_c = std::max(max_c, rect.rows() * rect.cols());
       }
     }
     for (const auto& b : limits)
-      if (2 * max_ab + b.cost.c_blocks * max_c > b.budget - b.cost.fixed) return false;
+      if (2 * (max_a + max_b) + b.cost.c_blocks * max_c > b.budget - b.cost.fixed) return false;
     return true;
   };
   std::vector<std::vector<Part>> out, trial;
@@ -221,7 +267,7 @@ std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t
 
 std::int64_t buffer_elements(const ProcessorPlan& pp, const BufferCost& cost) {
   if (pp.steps.empty()) return 0;
-  return cost.fixed + 2 * pp.max_ab + cost.c_blocks * pp.max_c;
+  return cost.fixed + 2 * (pp.max_a + pp.max_b) + cost.c_blocks * pp.max_c;
 }
 
 std::int64_t shared_buffer_elements(const Plan& plan, const BufferCost& cost) {
@@ -229,6 +275,8 @@ std::int64_t shared_buffer_elements(const Plan& plan, const BufferCost& cost) {
   for (const auto& pp : plan.processors) {
     if (pp.steps.empty()) continue;
     all.steps.resize(1);
+    all.max_a = std::max(all.max_a, pp.max_a);
+    all.max_b = std::max(all.max_b, pp.max_b);
     all.max_ab = std::max(all.max_ab, pp.max_ab);
     all.max_c = std::max(all.max_c, pp.max_c);
   }

@@ -9,7 +9,9 @@
 // - beta is applied exactly once per C element: by the first direct piece that touches a whole
 //   untouched block, otherwise by a pre-pass over the remaining tiles before the run.
 // - Pieces larger than a processor's memory budget are cut into sub-blocks of C and panels
-//   along k; consecutive steps on the same C block keep it resident.
+//   along k; consecutive steps on the same C block keep it resident, and the k-panels of one
+//   block after another go up, then down, so that where one block turns into the next (sharing
+//   rows or columns) the two steps share a panel, which a copying processor keeps resident.
 #include <cstdint>
 #include <vector>
 
@@ -55,9 +57,11 @@ struct ProcessorPlan {
   std::int64_t max_ab = 0;  // largest A and B panels of one step together
 };
 
-// What a copying processor's buffers cost against its budget, besides two A+B panel buffers:
-// the C blocks it holds (two on a device; four when its staging lives in the same memory, as a
-// staged processor's does) and fixed buffers (a staging ring in the same memory), in elements.
+// What a copying processor's buffers cost against its budget, besides two A and two B panel
+// buffers (each as large as the largest such panel of any step: a panel two steps share stays
+// in its buffer while the other panel changes): the C blocks it holds (two on a device; four when
+// its staging lives in the same memory, as a staged processor's does) and fixed buffers (a staging
+// ring in the same memory), in elements.
 struct BufferCost {
   int c_blocks = 2;
   std::int64_t fixed = 0;
@@ -81,13 +85,18 @@ struct PlanOptions {
   std::vector<std::int64_t> budget_elements;
   // Fewest k-panels each piece of a processor is cut into (1 when absent). A device needs
   // several: with a single step there is nothing for the copies to overlap with. With more
-  // than one, the processor's first step is also cut to one tile deep (pipeline fill).
+  // than one, the processor's first step is also cut to one tile deep (pipeline fill). A piece
+  // cut into at least this many blocks (block_tiles) already has that many steps: its tail
+  // blocks are not cut along k (budget permitting), so consecutive ones share a whole panel.
   std::vector<int> min_panels;
   // Per processor (BufferCost{} when absent): what counts against its budget.
   std::vector<BufferCost> buffer_cost;
   // Work stealing needs steps small enough to move and able to run anywhere:
   // - block_tiles > 0: every piece's C block is first cut into blocks of at most this many
-  //   tiles a side (balanced, on tile boundaries), so that a zone is many chains of steps;
+  //   tiles a side (balanced, on tile boundaries), so that a zone is many chains of steps --
+  //   column band by column band, every other band's rows in reverse, and each block's
+  //   k-panels in the order that starts with the previous block's last one, so that
+  //   consecutive steps share an A or B panel where they can;
   // - shared_steps: every processor's steps fit the buffers of every processor with a budget
   //   (the largest panels and C block over all steps of the plan, with each one's BufferCost),
   //   so that any of them can run a step stolen from any other.

@@ -52,8 +52,9 @@ std::vector<Unit> make_units(const Plan& plan, std::size_t element_bytes);
 
 // What it costs processor `thief` to run a unit, in the paper's terms: how many of its A, B
 // and C data are not in the thief's memory already. A processor that computes in host memory
-// has them all (0); a copying processor keeps no panels between steps, so A and B always
-// cross its link (2), and C too when the unit brings its old C in (3).
+// has them all (0); a copying processor keeps only the panels of its last steps, which a unit
+// taken from another queue does not share in general, so A and B cross its link (2), and C too
+// when the unit brings its old C in (3).
 int steal_cost(const Unit& u, bool thief_copies);
 
 // The largest PlanOptions::block_tiles for which no unit of the plan holds more than

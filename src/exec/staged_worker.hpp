@@ -8,6 +8,11 @@
 // where it must touch memory a queue still uses: a staging chunk before packing into it again,
 // and a drained C block before unpacking it. Each wait below is marked `// wait:` with what
 // it protects; tests/exec/engine_test.cpp (Ordering*) fails when any one of them is removed.
+//
+// A and B panels have two buffers each. A step whose panel is already in one (the same block
+// of the same matrix, copied earlier in this run: the plan orders steps so that consecutive
+// ones share a panel where they can) reads it there instead of copying it again; a new panel
+// goes to the buffer the previous step did not read.
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -60,9 +65,10 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
   void prepare(const ProcessorPlan& plan) override {
-    std::int64_t ab = 0, c = 0, column = 1, upload = 1;
+    std::int64_t a = 0, b = 0, c = 0, column = 1, upload = 1;
     for (const Step& s : plan.steps) {
-      ab = std::max(ab, (s.c.rows() + s.c.cols()) * s.depth());
+      a = std::max(a, s.c.rows() * s.depth());
+      b = std::max(b, s.depth() * s.c.cols());
       c = std::max(c, s.c.rows() * s.c.cols());
       column = std::max({column, s.c.rows(), s.depth()});
       upload = std::max({upload, s.c.rows() * s.depth(), s.depth() * s.c.cols(), c});
@@ -71,7 +77,8 @@ class StagedWorker final : public Worker<Scalar> {
     const std::int64_t chunk = std::max<std::int64_t>(
         column, std::min<std::int64_t>(kChunkBytes / std::int64_t(sizeof(Scalar)), upload));
     kokkos_ext::ScopedRegion region("cuboid::exec::allocate_buffers");
-    grow(ab_buf_, ab, "cuboid::exec::AB_panels");
+    grow(panels_[0].buf, a, "cuboid::exec::A_panels");
+    grow(panels_[1].buf, b, "cuboid::exec::B_panels");
     grow(c_buf_, c, "cuboid::exec::C_block");
     grow(c_stage_, c, "cuboid::exec::C_staging");
     if (std::int64_t(ring_.extent(0)) < kRing * chunk || chunk_ < chunk) {
@@ -83,7 +90,8 @@ class StagedWorker final : public Worker<Scalar> {
 
   double reserved_bytes() const override {
     double b = double(ring_.extent(0));
-    for (const auto& v : ab_buf_) b += double(v.extent(0));
+    for (const auto& p : panels_)
+      for (const auto& v : p.buf) b += double(v.extent(0));
     for (const auto& v : c_buf_) b += double(v.extent(0));
     for (const auto& v : c_stage_) b += double(v.extent(0));
     return b * sizeof(Scalar);
@@ -100,7 +108,8 @@ class StagedWorker final : public Worker<Scalar> {
       st.finish_s = now_seconds() - t0;
       return st;
     }
-    in_ready_ = gemm_done_ = drained_ = {};
+    in_ready_ = drained_ = {};
+    panels_[0].reset(), panels_[1].reset();  // A and B may hold other values than last run
     ring_free_ = {};
     ring_next_ = 0;
     pending_ = {};
@@ -108,32 +117,33 @@ class StagedWorker final : public Worker<Scalar> {
     queues_.begin_run();
     int c_slot = 0;         // flips at the start of each chain of steps on one C block
     bool new_block = true;  // the current step starts a C block
-    std::size_t s = 0;      // steps so far: step s uses A/B slot s % 2
+    std::size_t s = 0;      // steps so far: step s records its inputs in in_ready_[s % 2]
     issue_inputs(cur, s, c_slot, ctx, st);
     for (;;) {
       const Step& step = *cur.step;
-      const int ab = int(s % 2), cs = c_slot;
-      queues_.wait(lane_compute, in_ready_[ab]);  // wait: gemm-after-inputs
+      const int cs = c_slot;
+      queues_.wait(lane_compute, in_ready_[s % 2]);  // wait: gemm-after-inputs
       // A block the GEMM overwrites (no old C) must first have left the slot.
       const bool overwrites = new_block && !step.c_in;
       if (overwrites) queues_.wait(lane_compute, drained_[cs]);  // wait: gemm-after-drain
       const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
                           : step.beta == BetaUse::zero ? Scalar(0)
                                                        : ctx.beta;
-      const ConstBlock a(ab_buf_[ab].data(), step.c.rows(), step.depth());
-      const ConstBlock b(ab_buf_[ab].data() + step.c.rows() * step.depth(), step.depth(),
-                         step.c.cols());
+      Panels &pa = panels_[0], &pb = panels_[1];
+      const ConstBlock a(pa.buf[pa.last].data(), step.c.rows(), step.depth());
+      const ConstBlock b(pb.buf[pb.last].data(), step.depth(), step.c.cols());
       const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
       const int team =
           ctx.teams.empty() ? gemm_team(this->spec_) : ctx.teams[std::size_t(cur.owner)];
       queues_.gemm(team, ctx.alpha, a, b, beta, c);
-      gemm_done_[ab] = queues_.record(lane_compute);
+      const Event done = queues_.record(lane_compute);
+      pa.read[pa.last] = pb.read[pb.last] = done;
       st.flops += step.flops();
       ++st.steps;
 
       if (step.c_out) {
-        complete_drain(cs, ctx);                 // wait: restage-after-unpack
-        queues_.wait(lane_out, gemm_done_[ab]);  // wait: drain-after-gemm
+        complete_drain(cs, ctx);       // wait: restage-after-unpack
+        queues_.wait(lane_out, done);  // wait: drain-after-gemm
         const std::size_t bytes = std::size_t(step.c.rows() * step.c.cols()) * sizeof(Scalar);
         queues_.download(lane_out, c_stage_[cs].data(), c_buf_[cs].data(), bytes);
         drained_[cs] = queues_.record(lane_out);
@@ -174,6 +184,28 @@ class StagedWorker final : public Worker<Scalar> {
     Step step;
   };
 
+  // Which block of which matrix a panel buffer holds.
+  struct PanelKey {
+    const Scalar* matrix = nullptr;  // nullptr: nothing
+    std::int64_t i0 = 0, i1 = 0, j0 = 0, j1 = 0;
+    bool operator==(const PanelKey& o) const {
+      return matrix == o.matrix && i0 == o.i0 && i1 == o.i1 && j0 == o.j0 && j1 == o.j1;
+    }
+  };
+
+  // The two buffers of one kind of panel (A or B).
+  struct Panels {
+    std::array<Buffer, 2> buf;
+    std::array<PanelKey, 2> key{};  // what each holds
+    std::array<Event, 2> read{};    // the last GEMM that read each
+    int last = 0;                   // the buffer of the step last issued
+    void reset() {
+      key = {};
+      read = {};
+      last = 0;
+    }
+  };
+
   template <class Views>
   static void grow(Views& views, std::int64_t n, const char* label) {
     for (auto& v : views)
@@ -210,17 +242,33 @@ class StagedWorker final : public Worker<Scalar> {
     }
   }
 
-  // Issues the A and B panels of step number s (A/B slot s % 2) and, when it needs one, its
-  // old C block (into C slot cs).
+  // Makes the block [i0,i1) x [j0,j1) of `src` the current panel of `p`: the buffer that holds
+  // it already, or else the one the previous step did not read, once no GEMM reads it any more.
+  template <class View>
+  void place(Panels& p, const View& src, std::int64_t i0, std::int64_t i1, std::int64_t j0,
+             std::int64_t j1, WorkerStats& st) {
+    const PanelKey key{src.data(), i0, i1, j0, j1};
+    for (int x : {p.last, p.last ^ 1})
+      if (p.key[std::size_t(x)] == key) {
+        p.last = x;
+        return;
+      }
+    // A GEMM may still read the other buffer (the panel of the step before the previous).
+    const std::size_t x = std::size_t(p.last ^ 1);
+    queues_.wait(lane_in, p.read[x]);  // wait: inputs-after-gemm
+    p.key[x] = key;
+    p.last = int(x);
+    upload(p.buf[x].data(), src, i0, i1, j0, j1, st);
+  }
+
+  // Issues the A and B panels of step number s (those not already there) and, when it needs
+  // one, its old C block (into C slot cs).
   void issue_inputs(const StepRef& ref, std::size_t s, int cs, const RunContext<Scalar>& ctx,
                     WorkerStats& st) {
     const Step& step = *ref.step;
-    const int ab = int(s % 2);
-    const std::int64_t rows = step.c.rows(), depth = step.depth();
     const double before = st.h2d_bytes;
-    queues_.wait(lane_in, gemm_done_[ab]);  // wait: inputs-after-gemm (step s-2 read the slot)
-    upload(ab_buf_[ab].data(), ctx.A, step.c.i0, step.c.i1, step.l0, step.l1, st);
-    upload(ab_buf_[ab].data() + rows * depth, ctx.B, step.l0, step.l1, step.c.j0, step.c.j1, st);
+    place(panels_[0], ctx.A, step.c.i0, step.c.i1, step.l0, step.l1, st);
+    place(panels_[1], ctx.B, step.l0, step.l1, step.c.j0, step.c.j1, st);
     if (step.c_in) {
       // The old C may be a block drained earlier and not yet unpacked.
       for (int p = 0; p < 2; ++p)
@@ -231,7 +279,7 @@ class StagedWorker final : public Worker<Scalar> {
       upload(c_buf_[cs].data(), home, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off,
              step.c.j1 - j_off, st);
     }
-    in_ready_[ab] = queues_.record(lane_in);
+    in_ready_[s % 2] = queues_.record(lane_in);
     if (ref.stolen) st.steal_bytes += st.h2d_bytes - before;
   }
 
@@ -265,13 +313,14 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
   Queues queues_;
-  std::array<Buffer, 2> ab_buf_, c_buf_;  // A then B panels of a step; C blocks
-  std::array<Staging, 2> c_stage_;        // drained C blocks, unpacked by the host
-  Staging ring_;                          // kRing chunks of chunk_ elements, for inputs
+  std::array<Panels, 2> panels_;    // A, B
+  std::array<Buffer, 2> c_buf_;     // C blocks
+  std::array<Staging, 2> c_stage_;  // drained C blocks, unpacked by the host
+  Staging ring_;                    // kRing chunks of chunk_ elements, for inputs
   std::int64_t chunk_ = 0;
   std::array<Event, kRing> ring_free_{};
   int ring_next_ = 0;
-  std::array<Event, 2> in_ready_{}, gemm_done_{}, drained_{};
+  std::array<Event, 2> in_ready_{}, drained_{};
   std::array<Pending, 2> pending_;
   int copy_threads_ = 1;
 };

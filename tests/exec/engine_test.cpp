@@ -296,6 +296,7 @@ struct OrderingCase {
   std::vector<std::string> processors;
   std::vector<partition::TileZone> zones;  // in tile coordinates, one per processor
   std::int64_t budget;                     // elements per staged processor
+  std::int64_t block_tiles = 0;            // > 0: small blocks, k-panels as for stealing
 };
 
 std::vector<partition::TileZone> zones_of(partition::Algorithm a, const std::vector<double>& speeds,
@@ -314,11 +315,13 @@ int jittered_runs(const OrderingCase& c, int runs, double jitter_us) {
   exec::PlanOptions o;
   o.beta_is_one = c.beta == 1.0;
   o.beta_is_zero = c.beta == 0.0;
+  o.block_tiles = c.block_tiles;
   for (auto& s : specs) {
     const bool staged = s.kind == platform::ProcessorKind::staged;
     if (staged) s.copy_jitter_us = jitter_us;
     workers.push_back(exec::make_worker<double>(s));
     o.budget_elements.push_back(staged ? c.budget : 0);
+    if (c.block_tiles > 0) o.min_panels.push_back(staged ? 4 : 1);
   }
   const auto plan = exec::make_plan(c.zones, c.m, c.n, c.k, c.tile, o);
   exec::Engine<double> engine(std::move(workers));
@@ -381,6 +384,14 @@ OrderingCase same_block_case() {
   c.zones = {z};
   return c;
 }
+// Small blocks, each one full-depth step: consecutive steps share their B panel (or, where a
+// column band turns into the next, their A panel), which stays resident while the other
+// panel's buffers are refilled and the C blocks come and go.
+OrderingCase shared_panels_case() {
+  OrderingCase c{"shared-panels", 96, 80, 48, 8, 1.0, 0.5, {"staged"}, {}, 1 << 20, 2};
+  c.zones = zones_of(partition::Algorithm::slab, {1}, c.m, c.n, c.k, c.tile);
+  return c;
+}
 // Two staged processors and the host with k split between them: partial buffers.
 OrderingCase k_split_case() {
   OrderingCase c{"k-split", 64, 56, 96, 8, -1.0, 2.0, {"staged", "host", "staged:1"}, {}, 3000};
@@ -410,6 +421,10 @@ TEST(Ordering, SameBlockTwiceUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(same_block_case(), 4, 300), 0);
 }
 
+TEST(Ordering, SharedPanelsUnderCopyJitter) {
+  EXPECT_EQ(jittered_runs(shared_panels_case(), 6, 300), 0);
+}
+
 TEST(Ordering, PartialBuffersUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(k_split_case(), 4, 300), 0);
 }
@@ -419,6 +434,59 @@ TEST(Ordering, TwentyJitteredRunsOfAFixedPlanAreBitwiseEqual) {
   OrderingCase c{"host+staged", 120, 104, 136, 8, 1.0, 1.0, {"host", "staged"}, {}, 4000};
   c.zones = zones_of(partition::Algorithm::nrrp3d, {1, 1}, c.m, c.n, c.k, c.tile);
   EXPECT_EQ(jittered_runs(c, 20, 200), 0);
+}
+
+TEST(Engine, StagedWorkerCopiesAPanelConsecutiveStepsShareOnce) {
+  // Expected bytes in: each step's A and B panels unless one of the two last distinct panels of
+  // that kind is the same block, and the old C where a chain brings it in.
+  for (const std::int64_t block_tiles : {0, 2}) {
+    OrderingCase c = block_tiles ? shared_panels_case() : streamed_case();
+    auto specs = platform::resolve_processors(c.processors, "test");
+    std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+    workers.push_back(exec::make_worker<double>(specs[0]));
+    exec::PlanOptions o;
+    o.budget_elements.push_back(c.budget);
+    o.block_tiles = block_tiles;
+    o.min_panels.push_back(4);
+    const auto plan = exec::make_plan(c.zones, c.m, c.n, c.k, c.tile, o);
+    using Key = std::array<std::int64_t, 4>;
+    std::array<std::array<Key, 2>, 2> held{};  // per kind, the two last distinct panels
+    double expected = 0, unshared = 0;
+    int shared = 0;
+    for (const auto& st : plan.processors[0].steps) {
+      const std::array<Key, 2> keys = {Key{st.c.i0, st.c.i1, st.l0, st.l1},
+                                       Key{st.l0, st.l1, st.c.j0, st.c.j1}};
+      const std::array<double, 2> sizes = {double(st.c.rows() * st.depth()),
+                                           double(st.depth() * st.c.cols())};
+      for (int kind = 0; kind < 2; ++kind) {
+        auto& h = held[std::size_t(kind)];
+        unshared += sizes[std::size_t(kind)];
+        if (h[0] == keys[std::size_t(kind)] || h[1] == keys[std::size_t(kind)]) {
+          ++shared;
+          if (h[1] == keys[std::size_t(kind)]) std::swap(h[0], h[1]);
+          continue;
+        }
+        expected += sizes[std::size_t(kind)];
+        h[1] = h[0];
+        h[0] = keys[std::size_t(kind)];
+      }
+      if (st.c_in) {
+        expected += double(st.c.rows() * st.c.cols());
+        unshared += double(st.c.rows() * st.c.cols());
+      }
+    }
+    EXPECT_GT(shared, 0) << c.name << ": no two steps share a panel";
+    exec::Engine<double> engine(std::move(workers));
+    exec::HostMatrix<double> A("A", c.m, c.k), B("B", c.k, c.n), C("C", c.m, c.n);
+    exec::fill_random(A, 5, exec::MatrixId::A);
+    exec::fill_random(B, 5, exec::MatrixId::B);
+    exec::fill_random(C, 5, exec::MatrixId::C);
+    for (int rep = 0; rep < 2; ++rep) {  // nothing is kept from one run to the next
+      const auto res = engine.run(plan, A, B, C, 1.0, c.beta);
+      EXPECT_EQ(res.workers[0].h2d_bytes, expected * sizeof(double)) << c.name << " run " << rep;
+      EXPECT_LT(res.workers[0].h2d_bytes, unshared * sizeof(double)) << c.name;
+    }
+  }
 }
 
 // --- work stealing ----------------------------------------------------------------------------

@@ -261,3 +261,61 @@ TEST(Plan, CoarseHeadCutsOnlyTheTailToBlockTiles) {
     }
   }
 }
+
+TEST(Plan, ConsecutiveBlocksShareAPanel) {
+  // A copying processor keeps the panels of the step before: the plan makes consecutive steps
+  // share one wherever their blocks share rows or columns and a k range.
+  const Problem p{200, 184, 96, 8};
+  for (std::int64_t g : {1, 2, 3}) {
+    exec::PlanOptions o;
+    o.block_tiles = g;
+    o.coarse_head = true;
+    o.shared_steps = true;
+    o.min_panels = {4, 4};
+    const auto plan = plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise,
+                               {1.0, 2.0}, p, o);
+    check_plan(plan, p, false);
+    int boundaries = 0, tail_blocks = 0;
+    for (const auto& pp : plan.processors) {
+      const auto& steps = pp.steps;
+      // Each piece's k range, and how many chains (blocks) it has.
+      std::vector<std::int64_t> lo(std::size_t(pp.pieces), p.k), hi(std::size_t(pp.pieces), 0);
+      std::vector<int> chains(std::size_t(pp.pieces), 0);
+      for (std::size_t s = 0; s < steps.size(); ++s) {
+        const auto piece = std::size_t(steps[s].piece);
+        lo[piece] = std::min(lo[piece], steps[s].l0);
+        hi[piece] = std::max(hi[piece], steps[s].l1);
+        if (s == 0 || steps[s - 1].c_out) ++chains[piece];
+      }
+      for (std::size_t s = 0; s < steps.size(); ++s) {
+        if (!(s == 0 || steps[s - 1].c_out)) continue;
+        std::size_t e = s;  // the chain is [s, e]
+        while (!steps[e].c_out) ++e;
+        const auto& st = steps[s];
+        const auto piece = std::size_t(st.piece);
+        // A tail block of a piece with enough blocks is one step over the piece's depth (the
+        // processor's first step aside, cut for the pipeline fill).
+        if (st.c.rows() <= g * p.tile && st.c.cols() <= g * p.tile && chains[piece] >= 4 && s > 1) {
+          ++tail_blocks;
+          EXPECT_EQ(e, s) << "a tail block cut along k";
+          EXPECT_EQ(st.l0, lo[piece]);
+          EXPECT_EQ(st.l1, hi[piece]);
+        }
+        if (s == 0 || steps[s - 1].piece != st.piece) continue;
+        const auto& prev = steps[s - 1];
+        const bool rows = prev.c.i0 == st.c.i0 && prev.c.i1 == st.c.i1;
+        const bool cols = prev.c.j0 == st.c.j0 && prev.c.j1 == st.c.j1;
+        bool same_k_inside = false;
+        for (std::size_t t = s; t <= e; ++t)
+          same_k_inside = same_k_inside || (steps[t].l0 == prev.l0 && steps[t].l1 == prev.l1);
+        if (!(rows || cols) || !same_k_inside) continue;
+        ++boundaries;
+        // Where the two blocks could share a panel, they do.
+        EXPECT_EQ(st.l0, prev.l0) << "step " << s;
+        EXPECT_EQ(st.l1, prev.l1) << "step " << s;
+      }
+    }
+    EXPECT_GT(boundaries, 0) << "block_tiles " << g;
+    EXPECT_GT(tail_blocks, 0) << "block_tiles " << g;
+  }
+}
