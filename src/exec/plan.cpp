@@ -40,7 +40,12 @@ void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int6
   // Deepest panel that still gives min_panels panels, on tile boundaries.
   const std::int64_t wanted =
       min_panels > 1 ? std::max(tile, (depth / min_panels + tile - 1) / tile * tile) : depth;
-  if (budget <= 0 || staged_footprint(c.rows(), c.cols(), depth, c_blocks) <= budget) {
+  // The A and B buffers are sized by the largest A and the largest B panel over all steps,
+  // which may come from different steps: a tall block's A and a wide block's B. A panel is
+  // therefore sized as if both of its sides were the longer one, so that the largest A plus the
+  // largest B never exceed what one step was given.
+  const std::int64_t side = std::max(c.rows(), c.cols());
+  if (budget <= 0 || 4 * side * depth + c_blocks * c.rows() * c.cols() <= budget) {
     if (wanted >= depth) {
       out.emplace_back(c, l0, l1);
     } else {
@@ -51,7 +56,7 @@ void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int6
   }
   // Deepest panel (a multiple of the tile) that fits next to this C block.
   const std::int64_t room = budget - c_blocks * c.rows() * c.cols();
-  std::int64_t panel = room > 0 ? std::min(wanted, room / (2 * (c.rows() + c.cols()))) : 0;
+  std::int64_t panel = room > 0 ? std::min(wanted, room / (4 * side)) : 0;
   if (panel >= std::min(depth, tile)) {
     if (panel < depth) panel = std::max(tile, panel / tile * tile);
     for (std::int64_t l = l0; l < l1; l += panel) out.emplace_back(c, l, std::min(l1, l + panel));
@@ -60,7 +65,7 @@ void split_for_budget(const Rect& c, std::int64_t l0, std::int64_t l1, std::int6
   // The C block itself is too large: halve its longer side on a tile boundary.
   if (c.rows() <= tile && c.cols() <= tile) {
     // One tile does not fit with a one-tile panel: stream at element granularity.
-    const std::int64_t p = std::max<std::int64_t>(1, room / (2 * (c.rows() + c.cols())));
+    const std::int64_t p = std::max<std::int64_t>(1, room / (4 * side));
     if (room <= 0) throw std::runtime_error("memory budget too small for a single tile");
     for (std::int64_t l = l0; l < l1; l += p) out.emplace_back(c, l, std::min(l1, l + p));
     return;
