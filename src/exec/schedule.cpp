@@ -42,6 +42,16 @@ std::string_view to_string(Strategy s) {
 
 std::vector<std::string_view> strategy_names() { return {"static", "random", "cheapest"}; }
 
+double shared_panel_bytes(const Step& before, const Step& after, std::size_t element_bytes) {
+  if (before.l0 != after.l0 || before.l1 != after.l1) return 0;
+  double shared = 0;
+  if (before.c.i0 == after.c.i0 && before.c.i1 == after.c.i1)
+    shared += double(after.c.rows()) * double(after.depth());
+  if (before.c.j0 == after.c.j0 && before.c.j1 == after.c.j1)
+    shared += double(after.depth()) * double(after.c.cols());
+  return shared * double(element_bytes);
+}
+
 std::vector<Unit> make_units(const Plan& plan, std::size_t element_bytes) {
   std::vector<Unit> units;
   const auto starts = chain_starts(plan);
@@ -70,11 +80,13 @@ std::vector<Unit> make_units(const Plan& plan, std::size_t element_bytes) {
       const std::size_t r = find(c);
       if (unit_of_root[r] < 0) {
         unit_of_root[r] = int(units.size());
-        units.push_back(Unit{int(q), {}, 0, 0, false});
+        units.push_back(Unit{int(q), {}, 0, 0, false, element_bytes});
       }
       Unit& u = units[std::size_t(unit_of_root[r])];
       for (std::size_t s = first[c]; s < end_of(c); ++s) {
         const Step& st = steps[s];
+        if (!u.steps.empty())
+          u.bytes -= shared_panel_bytes(steps[u.steps.back()], st, element_bytes);
         u.steps.push_back(s);
         u.flops += st.flops();
         const double block = double(st.c.rows()) * double(st.c.cols());
@@ -119,9 +131,17 @@ std::int64_t auto_task_tiles(const std::vector<partition::TileZone>& zones, std:
   return lo;
 }
 
-int steal_cost(const Unit& u, bool thief_copies) {
+int steal_cost(const Plan& plan, const Unit& u, bool thief_copies, const Step* resident) {
   if (!thief_copies) return 0;
-  return u.c_in ? 3 : 2;
+  int missing = u.c_in ? 3 : 2;
+  if (resident && !u.steps.empty()) {
+    const Step& first = plan.processors[std::size_t(u.owner)].steps[u.steps.front()];
+    if (first.l0 == resident->l0 && first.l1 == resident->l1) {
+      if (first.c.i0 == resident->c.i0 && first.c.i1 == resident->c.i1) --missing;
+      if (first.c.j0 == resident->c.j0 && first.c.j1 == resident->c.j1) --missing;
+    }
+  }
+  return missing;
 }
 
 StealScheduler::StealScheduler(const Plan& plan, std::vector<Unit> units, std::vector<bool> copies,
@@ -236,13 +256,29 @@ int StealScheduler::steal_cheapest(const Thief& t) {
     Queue& q = *queues_[std::size_t(v)];
     std::lock_guard<std::mutex> lock(q.m);
     std::optional<Candidate> best;
-    for (auto it = q.units.rbegin(); it != q.units.rend(); ++it) {
-      const Unit& u = units_[std::size_t(*it)];
-      if (moved_[std::size_t(*it)] || !pays(t, v, u)) continue;
-      const double moved =
-          (copies_[std::size_t(p)] ? u.bytes : 0.0) - (copies_[std::size_t(v)] ? u.bytes : 0.0);
-      const Candidate c{v, *it, steal_cost(u, copies_[std::size_t(p)]),
-                        u.flops > 0 ? moved / u.flops : 0.0};
+    for (std::size_t i = q.units.size(); i-- > 0;) {
+      const int id = q.units[i];
+      const Unit& u = units_[std::size_t(id)];
+      if (moved_[std::size_t(id)] || !pays(t, v, u)) continue;
+      // A copying processor keeps panels between consecutive steps: the victim saves the
+      // unit's bytes less what it shared with its neighbours in the queue, plus what those
+      // neighbours will then share with each other; the thief pays them less what its own last
+      // step shares.
+      const std::size_t eb = u.element_bytes;
+      double saved = 0, paid = 0;
+      if (copies_[std::size_t(v)]) {
+        const Step* before = i > 0 ? &last_of(units_[std::size_t(q.units[i - 1])]) : q.last;
+        const Step* after =
+            i + 1 < q.units.size() ? &first_of(units_[std::size_t(q.units[i + 1])]) : nullptr;
+        saved = u.bytes;
+        if (before) saved -= shared_panel_bytes(*before, first_of(u), eb);
+        if (after) saved -= shared_panel_bytes(last_of(u), *after, eb);
+        if (before && after) saved += shared_panel_bytes(*before, *after, eb);
+      }
+      if (copies_[std::size_t(p)])
+        paid = u.bytes - (t.resident ? shared_panel_bytes(*t.resident, first_of(u), eb) : 0.0);
+      const Candidate c{v, id, steal_cost(plan_, u, copies_[std::size_t(p)], t.resident),
+                        u.flops > 0 ? (paid - saved) / u.flops : 0.0};
       if (!best || better(c, *best)) best = c;
     }
     if (best) found.push_back(*best);
@@ -271,6 +307,8 @@ int StealScheduler::steal(int p, bool idle) {
     const double in_flight = idle ? (copies_[std::size_t(p)] ? q.recent[0] : 0.0) : ahead(p);
     t.left = q.flops + in_flight;
     t.rate = rate(p, t.now);
+    // What runs just before a stolen unit: it goes to the end of the queue, or at once.
+    t.resident = q.units.empty() ? q.last : &last_of(units_[std::size_t(q.units.back())]);
   }
   switch (options_.strategy) {
     case Strategy::random:
@@ -300,6 +338,7 @@ bool StealScheduler::next(int p, StepRef& out) {
           q.handed += s.flops();
           q.recent[1] = q.recent[0];
           q.recent[0] = s.flops();
+          q.last = &s;
           ready = q.steps;
         }
         out = StepRef{&s, u.owner, u.owner != p};

@@ -41,10 +41,12 @@ struct Unit {
   int owner = 0;                   // the processor the plan gave it to
   std::vector<std::size_t> steps;  // indices into the owner's steps, in plan order
   double flops = 0;
-  // Bytes a copying processor moves to run it: A and B panels in, old C in where a chain
-  // brings it in, C out; the same for whichever copying processor runs it.
+  // Bytes a copying processor moves to run it after an unrelated step: A and B panels in
+  // (a panel its previous step already brought counts once), old C in where a chain brings it
+  // in, C out; the same for whichever copying processor runs it.
   double bytes = 0;
   bool c_in = false;  // a chain of it brings its old C in
+  std::size_t element_bytes = 8;
 };
 
 // The units of every processor, each processor's in plan order (of their first steps).
@@ -52,10 +54,15 @@ std::vector<Unit> make_units(const Plan& plan, std::size_t element_bytes);
 
 // What it costs processor `thief` to run a unit, in the paper's terms: how many of its A, B
 // and C data are not in the thief's memory already. A processor that computes in host memory
-// has them all (0); a copying processor keeps only the panels of its last steps, which a unit
-// taken from another queue does not share in general, so A and B cross its link (2), and C too
-// when the unit brings its old C in (3).
-int steal_cost(const Unit& u, bool thief_copies);
+// has them all (0); a copying processor keeps only the panels of its last steps, so A and B
+// cross its link unless the unit's first step shares one with the thief's last (2, or 1), and
+// C too when the unit brings its old C in (+1).
+// `resident`: the last step the thief was handed (its panels are in its memory), or null.
+int steal_cost(const Plan& plan, const Unit& u, bool thief_copies, const Step* resident);
+
+// Bytes of the A and B panels `after` can reuse from `before` on a copying processor, which
+// keeps the panels of its last steps (same rows or columns and the same k range).
+double shared_panel_bytes(const Step& before, const Step& after, std::size_t element_bytes);
 
 // The largest PlanOptions::block_tiles for which no unit of the plan holds more than
 // 1 / (per_processor * processors) of its flops, so that what a processor lacking work takes is
@@ -128,11 +135,12 @@ class StealScheduler {
  private:
   struct Queue {
     mutable std::mutex m;
-    std::deque<int> units;      // not started, in order
-    double flops = 0;           // of those units and of the rest of the current one
-    int steps = 0;              // steps not handed out, same scope
-    double handed = 0;          // flops handed out so far (started)
-    double recent[2] = {0, 0};  // the last two steps handed out, maybe not done yet
+    std::deque<int> units;       // not started, in order
+    double flops = 0;            // of those units and of the rest of the current one
+    int steps = 0;               // steps not handed out, same scope
+    double handed = 0;           // flops handed out so far (started)
+    double recent[2] = {0, 0};   // the last two steps handed out, maybe not done yet
+    const Step* last = nullptr;  // the last step handed out (its panels are resident)
     StealCounts counts;
   };
   struct Cursor {  // lane-local: the unit being run
@@ -145,7 +153,14 @@ class StealScheduler {
     double left = 0;  // flops it has not done (queued, and handed out but maybe not done)
     double rate = 1;  // flops per second
     double now = 0;
+    const Step* resident = nullptr;  // the step it runs just before a unit it steals now
   };
+  const Step& first_of(const Unit& u) const {
+    return plan_.processors[std::size_t(u.owner)].steps[u.steps.front()];
+  }
+  const Step& last_of(const Unit& u) const {
+    return plan_.processors[std::size_t(u.owner)].steps[u.steps.back()];
+  }
 
   // Call with p's queue locked: flops handed out to p and maybe not done yet; p's rate (flops
   // per second). What p has left is its queue's flops and these.
