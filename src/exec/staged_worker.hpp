@@ -248,11 +248,14 @@ class StagedWorker final : public Worker<Scalar> {
   void place(Panels& p, const View& src, std::int64_t i0, std::int64_t i1, std::int64_t j0,
              std::int64_t j1, WorkerStats& st) {
     const PanelKey key{src.data(), i0, i1, j0, j1};
-    for (int x : {p.last, p.last ^ 1})
+    // (A plain loop: nvcc rejects a range-for over a braced list here.)
+    for (int t = 0; t < 2; ++t) {
+      const int x = t == 0 ? p.last : p.last ^ 1;
       if (p.key[std::size_t(x)] == key) {
         p.last = x;
         return;
       }
+    }
     // A GEMM may still read the other buffer (the panel of the step before the previous).
     const std::size_t x = std::size_t(p.last ^ 1);
     queues_.wait(lane_in, p.read[x]);  // wait: inputs-after-gemm
