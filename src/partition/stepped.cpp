@@ -1327,14 +1327,11 @@ void check_total(const std::vector<I>& targets, const TileExtent& tiles) {
 std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileExtent& tiles,
                                      bool three_modes) {
   check_total(targets, tiles);
-  // Ascending targets, ties by processor: (target, processor) pairs sorted side by side (a
-  // stable sort of indices reading the targets at random is slower with 10^6 processors).
-  std::vector<std::pair<I, int>> by_target;
+  std::vector<int> order;
   for (std::size_t p = 0; p < targets.size(); ++p)
-    if (targets[p] > 0) by_target.push_back({targets[p], int(p)});
-  std::sort(by_target.begin(), by_target.end());
-  std::vector<int> order(by_target.size());
-  for (std::size_t i = 0; i < by_target.size(); ++i) order[i] = by_target[i].second;
+    if (targets[p] > 0) order.push_back(int(p));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return targets[std::size_t(a)] < targets[std::size_t(b)]; });
   std::vector<I> prefix(order.size() + 1, 0);
   for (std::size_t i = 0; i < order.size(); ++i)
     prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
