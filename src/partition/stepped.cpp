@@ -807,7 +807,14 @@ class Solver {
       for (std::size_t i = from; i < out.size(); ++i) out[i].family = family;
       ++family;
     }
-    if (out.empty()) throw std::logic_error("stepped: no way to cut a region");
+    if (out.empty()) {
+      // The one step the minimal effort tries may not fit (a few tiles a processor: the corner
+      // box misses its count by more than the layer next to it holds); the wider efforts try
+      // more shapes, orientations and windows.
+      if (effort == Effort::minimal) return options(t, Effort::narrow);
+      if (effort == Effort::narrow) return options(t, Effort::wide);
+      throw std::logic_error("stepped: no way to cut a region");
+    }
     if (out.size() == 1) return out;
     if (effort == Effort::minimal) {
       // No time for surfaces: the dominant with the fewest boxes, then the inner region.
