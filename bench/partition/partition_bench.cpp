@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "partition/metrics.hpp"
 #include "partition/strategy.hpp"
 
 namespace {
@@ -44,6 +45,35 @@ void Discretize(benchmark::State& state, Algorithm a, Discretization d) {
   state.SetComplexityN(m);
   state.counters["tasks"] = double(m) * double(m) * double(m);
 }
+
+// Issue 13's size test without the command line around it: STEPPED on 4096^3 tiles with 10^6
+// processors (each node takes one step, no comparison), then measure() of its zones.
+const cuboid::partition::TileExtent kLarge = {4096, 4096, 4096};
+
+void SteppedMillion(benchmark::State& state) {
+  const auto speeds = random_speeds(1000000, 3);
+  for (auto _ : state) {
+    auto zones = cuboid::partition::partition_tiles(Algorithm::nrrp3d, Discretization::stepped,
+                                                    speeds, kLarge);
+    benchmark::DoNotOptimize(zones.data());
+    state.PauseTiming();  // freeing 10^6 zones is not the partition's work
+    zones = {};
+    state.ResumeTiming();
+  }
+}
+
+void MeasureMillion(benchmark::State& state) {
+  const auto speeds = random_speeds(1000000, 3);
+  const auto zones = cuboid::partition::partition_tiles(Algorithm::nrrp3d, Discretization::stepped,
+                                                        speeds, kLarge);
+  for (auto _ : state) {
+    auto metrics = cuboid::partition::measure(zones, speeds, kLarge);
+    benchmark::DoNotOptimize(metrics.ratio);
+  }
+}
+
+BENCHMARK(SteppedMillion)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(MeasureMillion)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 #define CONTINUOUS(name, alg)              \
   BENCHMARK_CAPTURE(Continuous, name, alg) \

@@ -50,38 +50,39 @@ class CoverTree {
 // Drops rectangles inside another and joins two that share a whole edge, until none is left:
 // the boxes of a zone stacked along an axis project onto the same rectangle, so a zone of
 // many boxes usually has a few distinct projections. Same union.
-void simplify(std::vector<Rect>& r) {
-  // x takes in y when y lies inside x, x inside y, or they share a whole edge.
-  auto absorb = [](Rect& x, const Rect& y) {
-    if (x.y0 == y.y0 && x.y1 == y.y1 && x.x0 <= y.x1 && y.x0 <= x.x1) {
-      x.x0 = std::min(x.x0, y.x0);  // same rows, touching or overlapping along x
-      x.x1 = std::max(x.x1, y.x1);
-    } else if (x.x0 == y.x0 && x.x1 == y.x1 && x.y0 <= y.y1 && y.y0 <= x.y1) {
-      x.y0 = std::min(x.y0, y.y0);
-      x.y1 = std::max(x.y1, y.y1);
-    } else if (x.x0 <= y.x0 && y.x1 <= x.x1 && x.y0 <= y.y0 && y.y1 <= x.y1) {
-      // y inside x
-    } else if (y.x0 <= x.x0 && x.x1 <= y.x1 && y.y0 <= x.y0 && x.y1 <= y.y1) {
-      x = y;
-    } else {
-      return false;
-    }
-    return true;
-  };
+void simplify(std::vector<Rect>& v) {
+  Rect* r = v.data();
+  std::size_t n = v.size();
+  // Every test is evaluated without branching (this runs three times a zone, and most pairs
+  // fail all four tests); a rectangle that grew is compared again in the next round.
   for (bool changed = true; changed;) {
     changed = false;
-    for (std::size_t i = 0; i < r.size(); ++i)
-      for (std::size_t j = i + 1; j < r.size();) {
-        if (absorb(r[i], r[j])) {
-          r[j] = r.back();
-          r.pop_back();
-          j = i + 1;  // r[i] grew
-          changed = true;
-        } else {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n;) {
+        Rect& x = r[i];
+        const Rect& y = r[j];
+        const bool rows = (x.y0 == y.y0) & (x.y1 == y.y1) & (x.x0 <= y.x1) & (y.x0 <= x.x1);
+        const bool cols = (x.x0 == y.x0) & (x.x1 == y.x1) & (x.y0 <= y.y1) & (y.y0 <= x.y1);
+        const bool y_in_x = (x.x0 <= y.x0) & (y.x1 <= x.x1) & (x.y0 <= y.y0) & (y.y1 <= x.y1);
+        const bool x_in_y = (y.x0 <= x.x0) & (x.x1 <= y.x1) & (y.y0 <= x.y0) & (x.y1 <= y.y1);
+        if (!(rows | cols | y_in_x | x_in_y)) {
           ++j;
+          continue;
         }
+        if (rows) {  // same rows, touching or overlapping along x
+          x.x0 = std::min(x.x0, y.x0);
+          x.x1 = std::max(x.x1, y.x1);
+        } else if (cols) {
+          x.y0 = std::min(x.y0, y.y0);
+          x.y1 = std::max(x.y1, y.y1);
+        } else if (!y_in_x) {
+          x = y;
+        }
+        r[j] = r[--n];
+        changed = true;
       }
   }
+  v.resize(n);
 }
 
 template <class Z>

@@ -39,6 +39,7 @@ PartitionMetrics measure_any(const std::vector<Z>& zones, const std::vector<doub
   out.zones.resize(zones.size());
   const auto fill = [&](std::size_t begin, std::size_t end) {
     for (std::size_t p = begin; p < end; ++p) {
+      if (p + kPrefetchAhead < end) prefetch(zones[p + kPrefetchAhead]);
       ZoneMetrics& z = out.zones[p];
       z.speed = speeds[p];
       z.target_volume = speeds[p] / total_speed * total_volume;

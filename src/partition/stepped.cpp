@@ -145,43 +145,43 @@ void box_minus(const TileBox& b, const TileBox& s, Region& out, int first) {
 // One round of joining boxes that share a whole face, per axis (sort, then join runs): short
 // regions stay short between cuts. Final zones go through merge_boxes, which repeats this to a
 // fixed point and returns a canonical order.
-bool box_less(const TileBox& a, const TileBox& b) {
-  return std::tie(a.lo, a.hi) < std::tie(b.lo, b.hi);
-}
-
 // Up to this many boxes, compact() joins pairs to a fixed point (as merge_boxes would).
 constexpr std::size_t kFewBoxes = 12;
 
-// Two boxes that share a whole face, joined into `a`.
+// Two boxes that share a whole face, joined into `a`. Equal extents are counted without branches:
+// most pairs differ on two axes or more, and this test is most of compact's time.
 bool join_pair(TileBox& a, const TileBox& b) {
-  int along = -1;
-  for (int d = 0; d < 3; ++d) {
-    if (a.lo[d] == b.lo[d] && a.hi[d] == b.hi[d]) continue;
-    if (along >= 0 || !(a.hi[d] == b.lo[d] || b.hi[d] == a.lo[d])) return false;
-    along = d;
-  }
-  if (along < 0) return false;
+  const int e0 = (a.lo[0] == b.lo[0]) & (a.hi[0] == b.hi[0]);
+  const int e1 = (a.lo[1] == b.lo[1]) & (a.hi[1] == b.hi[1]);
+  const int e2 = (a.lo[2] == b.lo[2]) & (a.hi[2] == b.hi[2]);
+  if (e0 + e1 + e2 != 2) return false;
+  const int along = !e0 ? 0 : !e1 ? 1 : 2;
+  if (!(a.hi[along] == b.lo[along] || b.hi[along] == a.lo[along])) return false;
   a.lo[along] = std::min(a.lo[along], b.lo[along]);
   a.hi[along] = std::max(a.hi[along], b.hi[along]);
   return true;
 }
 
-Region compact(Region r) {
+// Joins boxes that share a whole face; true when `r` is then a fixed point (no pair left to
+// join: compacting it again changes nothing, so finish() can skip it).
+bool compact_in_place(Region& r) {
   r.erase(std::remove_if(r.begin(), r.end(), [](const TileBox& b) { return b.empty(); }), r.end());
-  if (r.size() < 2) return r;
+  if (r.size() < 2) return true;
   if (r.size() <= kFewBoxes) {
     // Few boxes (the common case): join pairs until no pair shares a whole face, no sorting.
+    TileBox* v = r.data();
+    std::size_t n = r.size();
     for (bool changed = true; changed;) {
       changed = false;
-      for (std::size_t i = 0; i < r.size(); ++i)
-        for (std::size_t j = i + 1; j < r.size(); ++j)
-          if (join_pair(r[i], r[j])) {
-            r[j--] = r.back();
-            r.pop_back();
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j)
+          if (join_pair(v[i], v[j])) {
+            v[j--] = v[--n];
             changed = true;
           }
     }
-    return r;
+    r.resize(n);
+    return true;
   }
   for (int d : {2, 1, 0}) {
     const int a = (d + 1) % 3, b = (d + 2) % 3;
@@ -204,17 +204,37 @@ Region compact(Region r) {
     }
     r.resize(out);
   }
+  return false;
+}
+
+Region compact(Region r) {
+  compact_in_place(r);
   return r;
 }
 
 // r minus the boxes of s, not compacted; pieces cut across `first` first (see box_minus).
+// Each box of r minus the boxes of s in turn, pieces in place of the box: the same list as
+// subtracting each box of s from the whole of r in turn, without copying the boxes that miss s
+// (most of them: a step lies in one layer).
 void subtract_in_place(Region& r, const Region& s, int first) {
-  thread_local Region next;
-  for (const TileBox& t : s) {
-    next.clear();
-    for (const TileBox& b : r) box_minus(b, t, next, first);
-    r.assign(next.begin(), next.end());
+  if (s.empty()) return;
+  const TileBox reach = bounds(s);
+  thread_local Region next, piece, pieces;
+  next.clear();
+  for (const TileBox& b : r) {
+    if (clip(b, reach).empty()) {
+      next.push_back(b);
+      continue;
+    }
+    piece.assign(1, b);
+    for (const TileBox& t : s) {
+      pieces.clear();
+      for (const TileBox& x : piece) box_minus(x, t, pieces, first);
+      piece.swap(pieces);
+    }
+    next.insert(next.end(), piece.begin(), piece.end());
   }
+  r.swap(next);
 }
 
 Region subtract(const Region& r, const Region& s, int first = 0) {
@@ -343,6 +363,7 @@ struct Task {
   int proc = -1;       // >= 0: a leaf of this processor
   I target = 0;
   Region region;
+  bool settled = false;  // region a fixed point of compact_in_place
 };
 
 struct Option {
@@ -500,8 +521,9 @@ void split_options(const Source::Split& s, const Task& t, const TileBox& bb, Eff
 
 // The minimal split without candidate lists: the cut on the side of the count that needs the
 // smaller step, the step in whole rows stacked along the larger side's likely next cut.
-void lean_split(const Region& region, const TileBox& bb, int d, I want, Region& below,
-                Region& above) {
+void lean_split(const Region& region, const TileBox& bb, int d, I want, Task& lo, Task& hi) {
+  Region& below = lo.region;
+  Region& above = hi.region;
   const I c = last_cut(region, d, bb.lo[d], bb.hi[d], want);
   const I short_by = want - count_below(region, d, c);
   if (short_by == 0) {
@@ -522,8 +544,8 @@ void lean_split(const Region& region, const TileBox& bb, int d, I want, Region& 
   staircase_into(from, d, c, layer, short_by <= excess ? short_by : excess, o, step);
   subtract_in_place(from, step, d);
   to.insert(to.end(), step.begin(), step.end());
-  from = compact(std::move(from));
-  to = compact(std::move(to));
+  (short_by <= excess ? hi : lo).settled = compact_in_place(from);
+  (short_by <= excess ? lo : hi).settled = compact_in_place(to);
 }
 
 // Inner regions for a corner: boxes at a corner of the region's bounds, near the ideal edges,
@@ -666,7 +688,12 @@ class Solver {
         source_.decide(t, bb, Effort::minimal, splits_, corners_);
         if (splits_.size() == 1 && corners_.empty()) {
           Task below = splits_[0].below, above = splits_[0].above;
-          lean_split(t.region, bb, splits_[0].axis, below.target, below.region, above.region);
+          // Buffers of finished regions, reused: one allocation a leaf instead of two a node.
+          below.region = spare();
+          above.region = spare();
+          lean_split(t.region, bb, splits_[0].axis, below.target, below, above);
+          t.region.clear();
+          spare_.push_back(std::move(t.region));
           stack.push_back(std::move(above));
           stack.push_back(std::move(below));
           continue;
@@ -709,24 +736,35 @@ class Solver {
       stack.push_back(std::move(opts[best].second));
       stack.push_back(std::move(opts[best].first));
     }
+    // Zones put in processor order at the end, in one pass: stored as each leaf finished, the
+    // writes at random places stalled the recursion (a cache miss a zone with 10^6 of them).
+    for (auto& [proc, zone] : finished_) zones_[std::size_t(proc)] = std::move(zone);
+    finished_.clear();
     return std::move(zones_);
   }
 
  private:
   static constexpr std::size_t kLookaheadCandidates = 32;
 
-  void finish(const Task& t) {
+  void finish(Task& t) {
     if (cells(t.region) != t.target)
       throw std::logic_error("stepped: processor " + std::to_string(t.proc) + " got " +
                              std::to_string(cells(t.region)) + " tiles instead of " +
                              std::to_string(t.target));
     if (t.region.size() <= kFewBoxes) {
       // compact() joins few boxes to a fixed point; merge_boxes's canonical order.
-      Region z = compact(t.region);
-      std::sort(z.begin(), z.end(), box_less);
-      zones_[std::size_t(t.proc)] = std::move(z);
+      // A copy, not the buffer: the zone keeps no spare capacity (10^6 zones), the buffer is
+      // reused.
+      Region z = t.region;
+      t.region.clear();
+      spare_.push_back(std::move(t.region));
+      if (!t.settled) compact_in_place(z);
+      std::sort(z.begin(), z.end(), [](const TileBox& a, const TileBox& b) {
+        return std::tie(a.lo, a.hi) < std::tie(b.lo, b.hi);
+      });
+      finished_.emplace_back(t.proc, std::move(z));
     } else {
-      zones_[std::size_t(t.proc)] = merge_boxes(t.region);
+      finished_.emplace_back(t.proc, merge_boxes(t.region));
     }
   }
 
@@ -769,7 +807,14 @@ class Solver {
       for (std::size_t i = from; i < out.size(); ++i) out[i].family = family;
       ++family;
     }
-    if (out.empty()) throw std::logic_error("stepped: no way to cut a region");
+    if (out.empty()) {
+      // The one step the minimal effort tries may not fit (a few tiles a processor: the corner
+      // box misses its count by more than the layer next to it holds); the wider efforts try
+      // more shapes, orientations and windows.
+      if (effort == Effort::minimal) return options(t, Effort::narrow);
+      if (effort == Effort::narrow) return options(t, Effort::wide);
+      throw std::logic_error("stepped: no way to cut a region");
+    }
     if (out.size() == 1) return out;
     if (effort == Effort::minimal) {
       // No time for surfaces: the dominant with the fewest boxes, then the inner region.
@@ -803,9 +848,18 @@ class Solver {
 
   const Source& source_;
   std::vector<TileZone> zones_;
+  std::vector<std::pair<int, TileZone>> finished_;
   bool lookahead_, compare_;
   std::vector<Source::Split> splits_;
   std::vector<Source::Corner> corners_;
+  std::vector<Region> spare_;
+
+  Region spare() {
+    if (spare_.empty()) return {};
+    Region r = std::move(spare_.back());
+    spare_.pop_back();
+    return r;
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -842,20 +896,25 @@ class NrrpSource : public Source {
       if (e[d] > e[longest]) longest = d;
     if (it != last) {
       const int k0 = int(it - prefix_.begin());
-      std::vector<int> ks{k0};
-      std::vector<int> axes{longest};
+      // Fixed arrays: this runs once a node, a million times with a million processors.
+      std::array<int, 2> ks{k0, 0};
+      std::array<int, 3> axes{longest, 0, 0};
+      int nk = 1, na = 1;
       if (effort == Effort::wide) {
         // The next split point too, when both sides still hold at least the rule's threshold
         // (what its guarantee needs; the point before it falls short by definition): it often
         // lands on whole layers (eight equal processors on a cube: halves, then eight cubes).
         if (k0 + 1 < t.hi &&
             double(prefix_[std::size_t(t.hi)] - prefix_[std::size_t(k0 + 1)]) >= threshold)
-          ks.push_back(k0 + 1);
+          ks[std::size_t(nk++)] = k0 + 1;
         for (int d = 0; d < 3; ++d)
-          if (d != longest && e[d] >= 0.75 * e[longest]) axes.push_back(d);
+          if (d != longest && e[d] >= 0.75 * e[longest]) axes[std::size_t(na++)] = d;
       }
-      for (int k : ks)
-        for (int d : axes) splits.push_back({task(t.lo, k), task(k, t.hi), d});
+      for (int i = 0; i < nk; ++i)
+        for (int j = 0; j < na; ++j) {
+          const int k = ks[std::size_t(i)];
+          splits.push_back({task(t.lo, k), task(k, t.hi), axes[std::size_t(j)]});
+        }
       return;
     }
     // The largest dominates: the others in a corner box (a cube, or with the shortest edge

@@ -158,6 +158,20 @@ TEST(Stepped, LargeCuboidExactWherePreciseRefuses) {
   }
 }
 
+// Beyond 4096 processors each node tries one step; with 3.7 tiles a processor and one processor
+// 12 times faster, that step did not fit the dominant's corner ("no way to cut a region").
+TEST(Stepped, ManyProcessorsOnFewTiles) {
+  std::vector<double> speeds(5000, 1.0);
+  speeds[1721] = 12.0;
+  const TileExtent tiles = {32, 34, 17};
+  const auto zones = partition_tiles(Algorithm::nrrp3d, Discretization::stepped, speeds, tiles);
+  const auto counts = exact_counts(speeds, tiles[0] * tiles[1] * tiles[2]);
+  ASSERT_EQ(zones.size(), counts.size());
+  EXPECT_TRUE(testing::tiles_exactly(zones, tiles));
+  for (std::size_t p = 0; p < zones.size(); ++p)
+    ASSERT_EQ(testing::cell_count(zones[p]), counts[p]) << "processor " << p;
+}
+
 TEST(Stepped, NeedsTheAlgorithm) {
   const auto zones = partition_continuous(Algorithm::slab, {1.0, 2.0}, {2.0, 2.0, 2.0});
   EXPECT_THROW(discretize(Discretization::stepped, zones, {1.0, 2.0}, {2, 2, 2}),
