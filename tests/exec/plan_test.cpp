@@ -232,15 +232,20 @@ TEST(Plan, SharedStepsFitEveryBudget) {
   }
 }
 
+// The stealing plan of two processors (speeds 1 and 2) with blocks of g tiles in the tail.
+exec::Plan coarse_head_plan(const Problem& p, std::int64_t g, exec::PlanOptions o) {
+  o.block_tiles = g;
+  o.coarse_head = true;
+  const auto plan =
+      plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise, {1.0, 2.0}, p, o);
+  check_plan(plan, p, false);
+  return plan;
+}
+
 TEST(Plan, CoarseHeadCutsOnlyTheTailToBlockTiles) {
   const Problem p{200, 184, 96, 8};
   for (std::int64_t g : {1, 2, 3}) {
-    exec::PlanOptions o;
-    o.block_tiles = g;
-    o.coarse_head = true;
-    const auto plan = plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise,
-                               {1.0, 2.0}, p, o);
-    check_plan(plan, p, false);
+    const auto plan = coarse_head_plan(p, g, {});
     for (const auto& pp : plan.processors) {
       double total = 0, pos = 0;
       for (const auto& s : pp.steps) total += double(s.c.rows() * s.c.cols() * s.depth());
@@ -268,13 +273,9 @@ TEST(Plan, ConsecutiveBlocksShareAPanel) {
   const Problem p{200, 184, 96, 8};
   for (std::int64_t g : {1, 2, 3}) {
     exec::PlanOptions o;
-    o.block_tiles = g;
-    o.coarse_head = true;
     o.shared_steps = true;
     o.min_panels = {4, 4};
-    const auto plan = plan_for(partition::Algorithm::nrrp3d, partition::Discretization::precise,
-                               {1.0, 2.0}, p, o);
-    check_plan(plan, p, false);
+    const auto plan = coarse_head_plan(p, g, o);
     int boundaries = 0, tail_blocks = 0;
     for (const auto& pp : plan.processors) {
       const auto& steps = pp.steps;
