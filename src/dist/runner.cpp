@@ -231,15 +231,8 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
                                           ? res.plan_options.buffer_cost[q]
                                           : exec::BufferCost{};
         exec::ProcessorPlan all;  // the largest needs over the pieces
-        for (const auto& plan : plans) {
-          if (q >= plan.processors.size() || plan.processors[q].steps.empty()) continue;
-          const auto& pp = plan.processors[q];
-          all.steps.resize(1);
-          all.max_a = std::max(all.max_a, pp.max_a);
-          all.max_b = std::max(all.max_b, pp.max_b);
-          all.max_ab = std::max(all.max_ab, pp.max_ab);
-          all.max_c = std::max(all.max_c, pp.max_c);
-        }
+        for (const auto& plan : plans)
+          if (q < plan.processors.size()) exec::widen_needs(all, plan.processors[q]);
         const std::int64_t need = exec::buffer_elements(all, cost);
         if (need <= budget) continue;
         fits = false;

@@ -275,16 +275,17 @@ std::int64_t buffer_elements(const ProcessorPlan& pp, const BufferCost& cost) {
   return cost.fixed + 2 * (pp.max_a + pp.max_b) + cost.c_blocks * pp.max_c;
 }
 
+void widen_needs(ProcessorPlan& all, const ProcessorPlan& pp) {
+  if (pp.steps.empty()) return;
+  all.steps.resize(1);
+  all.max_a = std::max(all.max_a, pp.max_a);
+  all.max_b = std::max(all.max_b, pp.max_b);
+  all.max_c = std::max(all.max_c, pp.max_c);
+}
+
 std::int64_t shared_buffer_elements(const Plan& plan, const BufferCost& cost) {
   ProcessorPlan all;
-  for (const auto& pp : plan.processors) {
-    if (pp.steps.empty()) continue;
-    all.steps.resize(1);
-    all.max_a = std::max(all.max_a, pp.max_a);
-    all.max_b = std::max(all.max_b, pp.max_b);
-    all.max_ab = std::max(all.max_ab, pp.max_ab);
-    all.max_c = std::max(all.max_c, pp.max_c);
-  }
+  for (const auto& pp : plan.processors) widen_needs(all, pp);
   return buffer_elements(all, cost);
 }
 
@@ -432,7 +433,6 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
         pp.max_a = std::max(pp.max_a, rect.rows() * st.depth());
         pp.max_b = std::max(pp.max_b, st.depth() * rect.cols());
         pp.max_c = std::max(pp.max_c, rect.rows() * rect.cols());
-        pp.max_ab = std::max(pp.max_ab, (rect.rows() + rect.cols()) * st.depth());
         pp.steps.push_back(st);
       }
       ++piece_index;

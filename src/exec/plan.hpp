@@ -54,7 +54,6 @@ struct ProcessorPlan {
   double flops = 0;
   // Largest panels and blocks of any step: what a staged processor allocates (elements).
   std::int64_t max_a = 0, max_b = 0, max_c = 0;
-  std::int64_t max_ab = 0;  // largest A and B panels of one step together
 };
 
 // What a copying processor's buffers cost against its budget, besides two A and two B panel
@@ -119,6 +118,9 @@ std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t
 std::int64_t buffer_elements(const ProcessorPlan& pp, const BufferCost& cost);
 // The same for every step of the plan, whichever processor it belongs to (shared_steps).
 std::int64_t shared_buffer_elements(const Plan& plan, const BufferCost& cost);
+// Widens `all` to hold `pp`'s largest panels and block too (no-op for a plan without steps), so
+// that buffer_elements(all, cost) is what buffers sized for both cost.
+void widen_needs(ProcessorPlan& all, const ProcessorPlan& pp);
 
 // Chains: a processor's steps from one that starts a C block to the one that drains it
 // (c_out); a copying processor keeps the block resident between them. Returns, per processor,
