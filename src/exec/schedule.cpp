@@ -42,14 +42,25 @@ std::string_view to_string(Strategy s) {
 
 std::vector<std::string_view> strategy_names() { return {"static", "random", "cheapest"}; }
 
+namespace {
+
+// Whether `after` reads the same A panel (rows and k range) and the same B panel (columns and k
+// range) as `before`.
+struct SharedPanels {
+  bool a = false, b = false;
+};
+SharedPanels shared_panels(const Step& before, const Step& after) {
+  if (before.l0 != after.l0 || before.l1 != after.l1) return {};
+  return {before.c.i0 == after.c.i0 && before.c.i1 == after.c.i1,
+          before.c.j0 == after.c.j0 && before.c.j1 == after.c.j1};
+}
+
+}  // namespace
+
 double shared_panel_bytes(const Step& before, const Step& after, std::size_t element_bytes) {
-  if (before.l0 != after.l0 || before.l1 != after.l1) return 0;
-  double shared = 0;
-  if (before.c.i0 == after.c.i0 && before.c.i1 == after.c.i1)
-    shared += double(after.c.rows()) * double(after.depth());
-  if (before.c.j0 == after.c.j0 && before.c.j1 == after.c.j1)
-    shared += double(after.depth()) * double(after.c.cols());
-  return shared * double(element_bytes);
+  const SharedPanels s = shared_panels(before, after);
+  return double(element_bytes) * double(after.depth()) *
+         (double(s.a ? after.c.rows() : 0) + double(s.b ? after.c.cols() : 0));
 }
 
 std::vector<Unit> make_units(const Plan& plan, std::size_t element_bytes) {
@@ -135,11 +146,9 @@ int steal_cost(const Plan& plan, const Unit& u, bool thief_copies, const Step* r
   if (!thief_copies) return 0;
   int missing = u.c_in ? 3 : 2;
   if (resident && !u.steps.empty()) {
-    const Step& first = plan.processors[std::size_t(u.owner)].steps[u.steps.front()];
-    if (first.l0 == resident->l0 && first.l1 == resident->l1) {
-      if (first.c.i0 == resident->c.i0 && first.c.i1 == resident->c.i1) --missing;
-      if (first.c.j0 == resident->c.j0 && first.c.j1 == resident->c.j1) --missing;
-    }
+    const SharedPanels s =
+        shared_panels(*resident, plan.processors[std::size_t(u.owner)].steps[u.steps.front()]);
+    missing -= int(s.a) + int(s.b);
   }
   return missing;
 }
