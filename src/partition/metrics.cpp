@@ -37,22 +37,18 @@ PartitionMetrics measure_any(const std::vector<Z>& zones, const std::vector<doub
   double plain_total = 0.0;
   out.imbalance = -1.0;
   out.zones.resize(zones.size());
-  const auto fill = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t p = begin; p < end; ++p) {
-      if (p + kPrefetchAhead < end) prefetch(zones[p + kPrefetchAhead]);
-      ZoneMetrics& z = out.zones[p];
-      z.speed = speeds[p];
-      z.target_volume = speeds[p] / total_speed * total_volume;
-      z.volume = volume(zones[p]);
-      z.hs = half_surface(zones[p]);
-      z.lower_bound = lower_bound(z.volume, extent);
-      z.lower_bound_plain = lower_bound_plain(z.volume);
-      z.aspect_ratio = bounding_aspect(zones[p]);
-    }
-  };
   // Zones are measured independently (10^6 of them take a second and a half alone); sums are
   // then taken in zone order, so results do not depend on the number of threads.
-  for_each_range(zones.size(), fill);
+  for_each_item(zones, [&](std::size_t p) {
+    ZoneMetrics& z = out.zones[p];
+    z.speed = speeds[p];
+    z.target_volume = speeds[p] / total_speed * total_volume;
+    z.volume = volume(zones[p]);
+    z.hs = half_surface(zones[p]);
+    z.lower_bound = lower_bound(z.volume, extent);
+    z.lower_bound_plain = lower_bound_plain(z.volume);
+    z.aspect_ratio = bounding_aspect(zones[p]);
+  });
   for (const ZoneMetrics& z : out.zones) {
     out.hs_total += z.hs;
     out.lower_bound_total += z.lower_bound;

@@ -39,4 +39,16 @@ void prefetch(const std::vector<T>& v) {
 #endif
 }
 
+// fn(i) for every i of `items` (vectors: zones), shared by the cores as for_each_range does,
+// each items[i] fetched a few ahead of its turn.
+template <class T, class Fn>
+void for_each_item(const std::vector<std::vector<T>>& items, const Fn& fn) {
+  for_each_range(items.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (i + kPrefetchAhead < end) prefetch(items[i + kPrefetchAhead]);
+      fn(i);
+    }
+  });
+}
+
 }  // namespace cuboid::partition

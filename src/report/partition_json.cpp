@@ -38,16 +38,11 @@ PartitionResult compute_partition(const std::array<std::int64_t, 3>& dims,
     // Each zone freed once copied: a million zones would otherwise be held twice. A million
     // zones are copied by the cores together (as measure() does).
     r.pieces.resize(zones.size());
-    const auto copy = [&](std::size_t begin, std::size_t end) {
-      for (std::size_t p = begin; p < end; ++p) {
-        if (p + partition::kPrefetchAhead < end)
-          partition::prefetch(zones[p + partition::kPrefetchAhead]);
-        r.pieces[p].reserve(zones[p].size());
-        for (const auto& b : zones[p]) r.pieces[p].push_back(to_piece(b));
-        partition::TileZone().swap(zones[p]);
-      }
-    };
-    partition::for_each_range(zones.size(), copy);
+    partition::for_each_item(zones, [&](std::size_t p) {
+      r.pieces[p].reserve(zones[p].size());
+      for (const auto& b : zones[p]) r.pieces[p].push_back(to_piece(b));
+      partition::TileZone().swap(zones[p]);
+    });
   }
   return r;
 }
