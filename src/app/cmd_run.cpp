@@ -211,6 +211,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   exec::ScheduleOptions schedule;
   schedule.strategy = strategy;
   schedule.speeds = w;
+  for (const auto& s : specs) schedule.link_gbs.push_back(s.link_gbs);
   schedule.seed = pr.seed;
   engine.set_schedule(schedule);
   engine.reserve(plan);

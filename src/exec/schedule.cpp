@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -179,6 +180,12 @@ StealScheduler::StealScheduler(const Plan& plan, std::vector<Unit> units, std::v
   }
 }
 
+double StealScheduler::link_bytes_per_s(int p) const {
+  const double gbs =
+      std::size_t(p) < options_.link_gbs.size() ? options_.link_gbs[std::size_t(p)] : 0;
+  return gbs > 0 ? gbs * 1e9 : std::numeric_limits<double>::infinity();
+}
+
 double StealScheduler::ahead(int p) const {
   // Steps handed out but maybe not done: the current one, and for a copying processor the
   // next one, whose copies it issues while the current GEMM runs.
@@ -198,9 +205,9 @@ double StealScheduler::rate(int p, double now) const {
 // Moving u from victim to thief pays when the thief, after what it still has, would finish u
 // before the victim would finish all it has (u included): the later of the two finishes comes
 // sooner. So a slow processor does not take the last unit of a fast one.
-bool StealScheduler::pays(const Thief& t, int victim, const Unit& u) const {
+bool StealScheduler::pays(const Thief& t, int victim, const Unit& u, double copy_s) const {
   const Queue& v = *queues_[std::size_t(victim)];
-  return (t.left + u.flops) / t.rate < (v.flops + ahead(victim)) / rate(victim, t.now);
+  return (t.left + u.flops) / t.rate + copy_s < (v.flops + ahead(victim)) / rate(victim, t.now);
 }
 
 int StealScheduler::take_from(int victim, std::deque<int>::iterator it) {
@@ -250,10 +257,14 @@ int StealScheduler::steal_cheapest(const Thief& t) {
   const int p = t.p;
   struct Candidate {
     int victim, unit, cost;
-    double net;  // bytes moved per flop: the thief's minus those the victim no longer moves
+    double net;     // bytes moved per flop: the thief's minus those the victim no longer moves
+    double copy_s;  // the thief's copies for it at its link's rate
   };
+  // Bytes per flop first: the paper's tiles are alike, so its count of missing tiles orders
+  // them by bytes per task; units here differ in size and depth, and a unit sharing one panel
+  // with the thief can still bring more per flop than two small panels of a deep one.
   auto better = [](const Candidate& a, const Candidate& b) {
-    return a.cost != b.cost ? a.cost < b.cost : a.net < b.net;
+    return a.net != b.net ? a.net < b.net : a.cost < b.cost;
   };
   const int np = int(queues_.size());
   const int start = int(rng_[std::size_t(p)]() % std::uint64_t(np));
@@ -265,10 +276,17 @@ int StealScheduler::steal_cheapest(const Thief& t) {
     Queue& q = *queues_[std::size_t(v)];
     std::lock_guard<std::mutex> lock(q.m);
     std::optional<Candidate> best;
+    // Only the back half of its queue (by flops): the plan cuts a processor's last blocks finest
+    // for thieves, and units taken from the back, one after another, share panels (the plan's
+    // serpentine order) — a cheap unit near the front breaks that chain, and its owner would run
+    // it next anyway.
+    double behind = 0;
     for (std::size_t i = q.units.size(); i-- > 0;) {
       const int id = q.units[i];
       const Unit& u = units_[std::size_t(id)];
-      if (moved_[std::size_t(id)] || !pays(t, v, u)) continue;
+      if (best && behind >= 0.5 * q.flops) break;
+      behind += u.flops;
+      if (moved_[std::size_t(id)]) continue;
       // A copying processor keeps panels between consecutive steps: the victim saves the
       // unit's bytes less what it shared with its neighbours in the queue, plus what those
       // neighbours will then share with each other; the thief pays them less what its own last
@@ -286,8 +304,11 @@ int StealScheduler::steal_cheapest(const Thief& t) {
       }
       if (copies_[std::size_t(p)])
         paid = u.bytes - (t.resident ? shared_panel_bytes(*t.resident, first_of(u), eb) : 0.0);
+      // Near the end of a run nothing hides a stolen unit's copies: a unit that pays only in
+      // flops (the last ones taken) is left where its data is.
       const Candidate c{v, id, steal_cost(plan_, u, copies_[std::size_t(p)], t.resident),
-                        u.flops > 0 ? (paid - saved) / u.flops : 0.0};
+                        u.flops > 0 ? (paid - saved) / u.flops : 0.0, paid / link_bytes_per_s(p)};
+      if (!pays(t, v, u, c.copy_s)) continue;
       if (!best || better(c, *best)) best = c;
     }
     if (best) found.push_back(*best);
@@ -298,10 +319,11 @@ int StealScheduler::steal_cheapest(const Thief& t) {
     Queue& q = *queues_[std::size_t(c.victim)];
     std::lock_guard<std::mutex> lock(q.m);
     auto it = std::find(q.units.begin(), q.units.end(), c.unit);
-    if (it != q.units.end() && pays(t, c.victim, units_[std::size_t(c.unit)]))
+    if (it != q.units.end() && pays(t, c.victim, units_[std::size_t(c.unit)], c.copy_s))
       return take_from(c.victim, it);
   }
-  return steal_random(t);
+  // Nothing pays, or what did was taken meanwhile by another thief: then the victims' last.
+  return found.empty() ? -1 : steal_random(t);
 }
 
 int StealScheduler::steal(int p, bool idle) {

@@ -31,7 +31,7 @@ namespace cuboid::exec {
 enum class Strategy {
   static_plan,  // every processor runs its own steps, nothing moves (the default)
   random,       // a random victim's last unstarted unit (the paper's RandSteal)
-  cheapest,     // the unstarted unit with the fewest tiles to move (the paper's EffectiveSteal)
+  cheapest,     // the unstarted unit with the fewest bytes to move per flop (EffectiveSteal)
 };
 std::optional<Strategy> parse_strategy(std::string_view name);
 std::string_view to_string(Strategy s);
@@ -79,6 +79,9 @@ struct ScheduleOptions {
   // Per processor: its speed (GFLOP/s) as the partition assumed it, the rate a steal decision
   // uses until the processor's own progress says otherwise. Empty: all equal.
   std::vector<double> speeds;
+  // Per processor: the GB/s of its copies (a staged processor's link), with which `cheapest`
+  // adds a copying thief's copies of a unit to when it would finish it. 0 or empty: not counted.
+  std::vector<double> link_gbs;
   std::uint64_t seed = 1;  // random victims
 };
 
@@ -165,8 +168,10 @@ class StealScheduler {
   // Call with p's queue locked: flops handed out to p and maybe not done yet; p's rate (flops
   // per second). What p has left is its queue's flops and these.
   double ahead(int p) const;
+  double link_bytes_per_s(int p) const;  // infinite when its copies are not counted
   double rate(int p, double now) const;
-  bool pays(const Thief& t, int victim, const Unit& u) const;  // victim locked
+  // victim locked; `copy_s`: what the thief's copies for u add to its finish
+  bool pays(const Thief& t, int victim, const Unit& u, double copy_s = 0) const;
   // A unit taken from another queue for p, or -1; `idle`: p has no step left at all.
   int steal(int p, bool idle);
   int steal_random(const Thief& t);

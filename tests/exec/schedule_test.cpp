@@ -206,6 +206,71 @@ TEST(Schedule, CheapestCountsThePanelsACopyingThiefAlreadyHolds) {
   EXPECT_EQ(r.step, &plan.processors[1].steps[1]);
 }
 
+namespace {
+
+// The step a copying processor 0, holding `own`, steals first from processor 1 (in host memory).
+const exec::Step* first_stolen(const exec::Plan& plan) {
+  exec::ScheduleOptions o;
+  o.strategy = exec::Strategy::cheapest;
+  exec::StealScheduler s(
+      plan, exec::make_units(plan, 8), {true, false}, o,
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  exec::StepRef r;
+  EXPECT_TRUE(s.next(0, r));  // its own step; fewer than two ready: it steals one unit now
+  EXPECT_FALSE(r.stolen);
+  EXPECT_TRUE(s.next(0, r));
+  EXPECT_TRUE(r.stolen);
+  return r.step;
+}
+
+}  // namespace
+
+TEST(Schedule, CheapestRanksBytesPerFlopBeforeSharedPanels) {
+  // Unit 1 shares its B panel with the thief's step (cost 1) but still brings 96 elements for
+  // 1,024 flops; unit 0 brings all of its panels (cost 2) yet 1,280 for 16,384 flops.
+  const auto plan = hand_plan({{step(0, 2, 0, 8, 16, false)},
+                               {step(16, 32, 16, 32, 32, false), step(8, 12, 0, 8, 16, false)}});
+  const auto units = exec::make_units(plan, 8);
+  EXPECT_EQ(exec::steal_cost(plan, units[2], true, &plan.processors[0].steps[0]), 1);
+  EXPECT_EQ(exec::steal_cost(plan, units[1], true, &plan.processors[0].steps[0]), 2);
+  EXPECT_EQ(first_stolen(plan), &plan.processors[1].steps[0]);
+}
+
+TEST(Schedule, CheapestTakesFromTheBackHalfOfTheQueue) {
+  // Unit 0, first in the victim's queue, has the fewest bytes per flop (1,088 for 8,192) but
+  // lies in the front half by flops: the victim runs it next, and the thief takes from the back
+  // (four units of 704 for 4,096 each, the plan's fine tail), the last of them on a tie.
+  std::vector<exec::Step> victim{step(0, 8, 32, 40, 64, false)};
+  for (std::int64_t i = 0; i < 4; ++i)
+    victim.push_back(step(32 + 4 * i, 36 + 4 * i, 0, 32, 16, false));
+  const auto plan = hand_plan({{step(60, 62, 60, 62, 2, false)}, victim});
+  EXPECT_EQ(first_stolen(plan), &plan.processors[1].steps[4]);
+}
+
+TEST(Schedule, CheapestCountsTheThiefsCopiesInWhetherAStealPays) {
+  // Two units of 4,096 flops on processor 1 (in host memory), nothing left on the copying
+  // processor 0: in flops a steal pays (about 4 us against 8 us at the assumed 1 GFLOP/s each),
+  // but not when the unit's 5,632 bytes take 5.6 ms over a 1 MB/s link.
+  const auto plan = hand_plan({{step(60, 62, 60, 62, 2, false)},
+                               {step(32, 36, 0, 32, 16, false), step(36, 40, 0, 32, 16, false)}});
+  auto stolen_with_link = [&](double gbs) {
+    exec::ScheduleOptions o;
+    o.strategy = exec::Strategy::cheapest;
+    o.link_gbs = {gbs, 0};
+    exec::StealScheduler s(
+        plan, exec::make_units(plan, 8), {true, false}, o,
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+    exec::StepRef r;
+    EXPECT_TRUE(s.next(0, r));
+    EXPECT_FALSE(r.stolen);
+    while (s.next(0, r)) {
+    }
+    return s.counts(0).stolen_steps;
+  };
+  EXPECT_EQ(stolen_with_link(1e-3), 0);
+  EXPECT_GE(stolen_with_link(100), 1);
+}
+
 TEST(Schedule, StealsInAdvanceAndNeverAStartedUnit) {
   // Processor 0 has one step, processor 1 a unit of two chained steps and three more units.
   auto mine = std::vector<exec::Step>{step(0, 8, 0, 8, 16, false)};
