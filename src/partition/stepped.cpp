@@ -1093,8 +1093,8 @@ void anchored_cuts(const Region& region, const TileBox& bb, const TileBox& ib, I
 // the zone's bounds, or a plane with a step along each axis; with `anchored`, also each box of
 // u (or v) as it is and with one face moved to the count, made exact by anchored_cuts.
 void pair_cuts(const TileZone& u, const TileZone& v, bool anchored,
-               std::vector<std::pair<Region, Region>>& out) {
-  const I want = cells(u);
+               std::vector<std::pair<Region, Region>>& out, I count = -1) {
+  const I want = count >= 0 ? count : cells(u);
   Task t;
   t.region = join(u, v);
   t.target = cells(t.region);
@@ -1219,9 +1219,11 @@ int boxes_of(const Region& r) {
 // re-cut with one neighbour removes them). Their surfaces may grow by this share of the zones
 // involved (a zone of five boxes costs more than the surface: one GEMM per box)...
 constexpr double kChainSurfaceSlack = 1.2;
-// ...in this many rounds, and a chain's second re-cut starts from this many first ones.
+// ...in this many rounds, and a chain's second re-cut starts from this many distinct first ones
+// (the first re-cuts that leave both zones alike are tried once: several orientations of a step
+// often give the same cut).
 constexpr int kChainRounds = 4;
-constexpr std::size_t kChainFirstCuts = 12;
+constexpr std::size_t kChainFirstCuts = 64;
 // The most boxes a first re-cut may leave the neighbour with, for the second to bring down.
 constexpr int kChainMiddleBoxes = 7;
 
@@ -1259,7 +1261,8 @@ void repair_chains(std::vector<TileZone>& zones) {
             best = hs - before;
             pair = {q, std::move(a), std::move(b), hs - before, vb};
           } else if (vb > 4 && vb <= kChainMiddleBoxes) {
-            firsts.push_back({q, std::move(a), std::move(b), hs - before, vb});
+            firsts.push_back(
+                {q, merge_boxes(std::move(a)), merge_boxes(std::move(b)), hs - before, vb});
           }
         }
       }
@@ -1272,6 +1275,19 @@ void repair_chains(std::vector<TileZone>& zones) {
       std::stable_sort(firsts.begin(), firsts.end(), [](const First& a, const First& b) {
         return std::make_pair(a.v_boxes, a.growth) < std::make_pair(b.v_boxes, b.growth);
       });
+      {
+        std::vector<First> unique;
+        for (First& f : firsts) {
+          bool seen = false;
+          for (const First& g : unique)
+            if (g.q == f.q && g.u == f.u) {
+              seen = true;
+              break;
+            }
+          if (!seen) unique.push_back(std::move(f));
+        }
+        firsts.swap(unique);
+      }
       if (firsts.size() > kChainFirstCuts) firsts.resize(kChainFirstCuts);
       std::size_t chosen = 0, third = 0;
       Region v2, w2;
@@ -1304,6 +1320,84 @@ void repair_chains(std::vector<TileZone>& zones) {
       }
     }
     if (!changed) break;
+  }
+}
+
+// The last resort's third pass, for a zone p still above four boxes: p and two of its
+// neighbours q and r cut again as one region. p takes its count from the union of the three
+// (anchored cuts against q and r together: tiles may come from both), then what is left is cut
+// between q and r with q's count; all three must end at four boxes or fewer, and their surfaces
+// within the chains' allowance. The least surface wins.
+constexpr std::size_t kTripleFirstCuts = 16;
+
+void repair_triples(std::vector<TileZone>& zones) {
+  std::vector<std::pair<Region, Region>> cuts, seconds;
+  for (std::size_t p = 0; p < zones.size(); ++p) {
+    if (zones[p].size() <= 4) continue;
+    std::vector<std::size_t> near;
+    for (std::size_t q = 0; q < zones.size(); ++q)
+      if (q != p && !zones[q].empty() && neighbours(zones[p], zones[q])) near.push_back(q);
+    const double hp = half_surface_of(zones[p]);
+    double best = std::numeric_limits<double>::infinity();
+    std::size_t bq = 0, br = 0;
+    Region bu, bv, bw;
+    for (std::size_t i = 0; i < near.size(); ++i)
+      for (std::size_t j = i + 1; j < near.size(); ++j) {
+        const std::size_t q = near[i], r = near[j];
+        const double before = hp + half_surface_of(zones[q]) + half_surface_of(zones[r]);
+        const Region qr = join(zones[q], zones[r]);
+        cuts.clear();
+        pair_cuts(zones[p], qr, true, cuts);
+        struct First {
+          Region u, rest;
+          double hs;
+        };
+        std::vector<First> firsts;
+        for (auto& [a, b] : cuts) {
+          if (boxes_of(a) > 4) continue;
+          Region u = merge_boxes(std::move(a));
+          bool seen = false;
+          for (const First& f : firsts)
+            if (f.u == u) {
+              seen = true;
+              break;
+            }
+          if (!seen) {
+            const double hs = half_surface_of(u);
+            firsts.push_back({std::move(u), std::move(b), hs});
+          }
+        }
+        std::stable_sort(firsts.begin(), firsts.end(),
+                         [](const First& a, const First& b) { return a.hs < b.hs; });
+        if (firsts.size() > kTripleFirstCuts) firsts.resize(kTripleFirstCuts);
+        for (const First& f : firsts) {
+          if (f.hs >= kChainSurfaceSlack * before) break;
+          // What is left, split with q's and r's old tiles as the hints.
+          Region hq;
+          for (const TileBox& b : zones[q])
+            for (const TileBox& x : inside(f.rest, b)) hq.push_back(x);
+          hq = compact(std::move(hq));
+          const Region hr = subtract(f.rest, hq);
+          seconds.clear();
+          pair_cuts(hq, hr, true, seconds, cells(zones[q]));
+          for (auto& [a, b] : seconds) {
+            if (boxes_of(a) > 4 || boxes_of(b) > 4) continue;
+            const double hs = f.hs + half_surface_of(a) + half_surface_of(b);
+            if (hs > kChainSurfaceSlack * before || hs - before >= best) continue;
+            best = hs - before;
+            bq = q;
+            br = r;
+            bu = f.u;
+            bv = std::move(a);
+            bw = std::move(b);
+          }
+        }
+      }
+    if (best < std::numeric_limits<double>::infinity()) {
+      zones[p] = fewest_boxes(std::move(bu));
+      zones[bq] = fewest_boxes(std::move(bv));
+      zones[br] = fewest_boxes(std::move(bw));
+    }
   }
 }
 
@@ -1351,7 +1445,10 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
   auto zones = solver.run(std::move(root));
   if (active <= kSteppedLookaheadProcessors) repair(zones);
   if (active <= kSteppedCompareProcessors) fewest(zones);
-  if (active <= kSteppedLookaheadProcessors) repair_chains(zones);
+  if (active <= kSteppedLookaheadProcessors) {
+    repair_chains(zones);
+    repair_triples(zones);
+  }
   return zones;
 }
 
