@@ -649,6 +649,20 @@ void corner_options(const Source::Corner& c, const Task& t, const TileBox& bb, E
 // slab of few boxes must not win over a compact zone of one box more.
 constexpr double kBoxesSurfaceSlack = 0.05;
 
+// The candidate of rank `rank` in pick's order (within the slack by key, then the rest by key),
+// or the last one.
+std::size_t ranked(const std::vector<std::array<double, 2>>& keys, std::size_t rank) {
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto& k : keys) least = std::min(least, k[1]);
+  std::vector<std::size_t> order(keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto outside = [&](std::size_t i) { return keys[i][1] > (1 + kBoxesSurfaceSlack) * least; };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::make_pair(outside(a), keys[a]) < std::make_pair(outside(b), keys[b]);
+  });
+  return order[std::min(rank, order.size() - 1)];
+}
+
 // The smallest key (boxes first, then Hs) among those whose Hs is within the slack.
 std::size_t pick(const std::vector<std::array<double, 2>>& keys) {
   double least = std::numeric_limits<double>::infinity();
@@ -667,6 +681,32 @@ class Solver {
   // candidates by their regions (compare) or taking the one cut the rule asks for (!compare).
   Solver(const Source& source, std::size_t processors, bool lookahead, bool compare)
       : source_(source), zones_(processors), lookahead_(lookahead), compare_(compare) {}
+
+  // A node of the recursion where the lookahead chose among several candidates, and a node
+  // where a retry takes the candidate of that rank instead of the best (0).
+  struct Node {
+    int lo, hi, node;
+    std::size_t candidates;
+  };
+  struct Forced {
+    int lo, hi, node;
+    std::size_t rank;
+  };
+  // A lookahead node's choice in the first pass, by its region: what a retry replays.
+  struct Memo {
+    int lo, hi, node;
+    Region region;
+    std::size_t best;
+  };
+  std::vector<Forced> forced_;
+  std::vector<Node> decided_;
+  std::vector<Memo>* record_ = nullptr;      // the first pass writes its choices here
+  const std::vector<Memo>* memo_ = nullptr;  // retries read them
+
+  template <class A>
+  static bool same(const A& a, const Task& t) {
+    return a.lo == t.lo && a.hi == t.hi && a.node == t.node;
+  }
 
   std::vector<TileZone> run(Task root) {
     std::vector<Task> stack;
@@ -703,7 +743,17 @@ class Solver {
                                             : compare_ ? Effort::narrow
                                                        : Effort::minimal);
       std::size_t best = 0;
-      if (lookahead_ && opts.size() > 1) {
+      const Memo* known = nullptr;
+      if (lookahead_ && opts.size() > 1 && memo_ != nullptr) {
+        bool forced = false;
+        for (const Forced& f : forced_) forced = forced || same(f, t);
+        for (const Memo& m : *memo_)
+          if (!forced && same(m, t) && m.region == t.region) known = &m;
+      }
+      if (known != nullptr) {
+        // A retry reaching a node with the region of the first pass: the first pass's choice.
+        best = known->best;
+      } else if (lookahead_ && opts.size() > 1) {
         // The candidates that look best locally, each completed greedily and compared.
         std::vector<std::size_t> order(opts.size());
         std::iota(order.begin(), order.end(), 0);
@@ -730,6 +780,12 @@ class Solver {
           scores.push_back(score);
         }
         best = order[pick(scores)];
+        if (scores.size() > 1) {
+          decided_.push_back({t.lo, t.hi, t.node, scores.size()});
+          for (const Forced& f : forced_)
+            if (same(f, t)) best = order[ranked(scores, f.rank)];
+        }
+        if (record_ != nullptr) record_->push_back({t.lo, t.hi, t.node, t.region, best});
       } else {
         best = pick_option(opts);
       }
@@ -1407,6 +1463,19 @@ void fewest(std::vector<TileZone>& zones) {
     if (z.size() > 4) z = fewest_boxes(std::move(z));
 }
 
+double total_half_surface(const std::vector<TileZone>& zones) {
+  double s = 0;
+  for (const TileZone& z : zones) s += half_surface_of(z);
+  return s;
+}
+
+// The retries of a result that keeps a zone above four boxes (lookahead only): at most this many
+// passes more, each with one ancestor of such a zone on a candidate of rank 1..kRetryRanks, and
+// a result kept when its total half-surface is within this share of the first one's.
+constexpr int kRetries = 8;
+constexpr std::size_t kRetryRanks = 2;
+constexpr double kRetrySurfaceSlack = 1.02;
+
 Region whole(const TileExtent& tiles) {
   TileBox b;
   b.hi = tiles;
@@ -1437,18 +1506,61 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
   for (std::size_t i = 0; i < order.size(); ++i)
     prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
   const std::size_t active = order.size();
+  std::vector<int> position(targets.size(), -1);  // of each processor in `order`
+  for (std::size_t i = 0; i < order.size(); ++i) position[std::size_t(order[i])] = int(i);
   NrrpSource source(std::move(order), std::move(prefix), three_modes);
-  Solver solver(source, targets.size(), active <= kSteppedLookaheadProcessors,
-                active <= kSteppedCompareProcessors);
-  Task root = source.task(0, int(active));
-  root.region = whole(tiles);
-  auto zones = solver.run(std::move(root));
-  if (active <= kSteppedLookaheadProcessors) repair(zones);
-  if (active <= kSteppedCompareProcessors) fewest(zones);
-  if (active <= kSteppedLookaheadProcessors) {
-    repair_chains(zones);
-    repair_triples(zones);
-  }
+  const bool lookahead = active <= kSteppedLookaheadProcessors;
+  std::vector<Solver::Node> decided;
+  std::vector<Solver::Memo> memo;
+  auto solve = [&](const std::vector<Solver::Forced>& forced) {
+    Solver solver(source, targets.size(), lookahead, active <= kSteppedCompareProcessors);
+    solver.forced_ = forced;
+    if (forced.empty())
+      solver.record_ = &memo;
+    else
+      solver.memo_ = &memo;
+    Task root = source.task(0, int(active));
+    root.region = whole(tiles);
+    auto zones = solver.run(std::move(root));
+    if (lookahead) repair(zones);
+    if (active <= kSteppedCompareProcessors) fewest(zones);
+    if (lookahead) {
+      repair_chains(zones);
+      repair_triples(zones);
+    }
+    decided = std::move(solver.decided_);
+    return zones;
+  };
+  auto zones = solve({});
+  if (!lookahead) return zones;
+  // A zone still above four boxes: its steps come from the cuts of its ancestors. Each ancestor
+  // that chose among several candidates, deepest first, takes its next candidate instead, and
+  // the first result with no zone above four boxes is kept, when its surface is within the
+  // allowance; at most kRetries passes more.
+  std::vector<std::size_t> bad;
+  for (std::size_t p = 0; p < zones.size(); ++p)
+    if (zones[p].size() > 4) bad.push_back(p);
+  if (bad.empty()) return zones;
+  std::vector<Solver::Node> ancestors;
+  for (const Solver::Node& n : decided)
+    for (std::size_t p : bad)
+      if (n.lo <= position[p] && position[p] < n.hi) {
+        ancestors.push_back(n);
+        break;
+      }
+  std::stable_sort(ancestors.begin(), ancestors.end(),
+                   [](const auto& a, const auto& b) { return a.hi - a.lo < b.hi - b.lo; });
+  const double limit = kRetrySurfaceSlack * total_half_surface(zones);
+  int tries = 0;
+  for (std::size_t rank = 1; rank <= kRetryRanks && tries < kRetries; ++rank)
+    for (const Solver::Node& n : ancestors) {
+      if (rank >= n.candidates) continue;
+      if (tries++ >= kRetries) break;
+      auto other = solve({{n.lo, n.hi, n.node, rank}});
+      bool ok = true;
+      for (const TileZone& z : other) ok = ok && z.size() <= 4;
+      if (ok && total_half_surface(other) <= limit) return other;
+    }
   return zones;
 }
 
