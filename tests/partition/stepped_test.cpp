@@ -46,9 +46,8 @@ int most_boxes(const std::vector<TileZone>& zones) {
 
 class SteppedAcceptance : public ::testing::TestWithParam<std::int64_t> {};
 
-// Issue 13 asks for at most four boxes per zone. That holds for every instance on 8^3 and 16^3
-// here and in docs/partition.md's 60 instances per cube; on 32^3 a few zones keep five (2 of
-// 1918 there): asserted as a ceiling of five and a share of zones above four under 1 %.
+// Issue 13 asks for at most four boxes per zone: on every instance here and in
+// docs/partition.md's 60 instances per cube.
 TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
   const std::int64_t edge = GetParam();
   const TileExtent tiles = {edge, edge, edge};
@@ -70,7 +69,7 @@ TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
     }
     const int most = most_boxes(result);
     ++boxes[most];
-    EXPECT_LE(most, edge <= 16 ? 4 : 5) << "a zone has " << most << " boxes";
+    EXPECT_LE(most, 4) << "a zone has " << most << " boxes";
     const double ratio = measure(result, c.speeds, tiles).ratio;
     EXPECT_LE(ratio, 1.20);
     sum += ratio;
@@ -78,7 +77,7 @@ TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
     ++n;
   }
   EXPECT_LE(sum / n, 1.10) << "mean sum Hs / sum L(V) over " << n << " instances";
-  EXPECT_LE(double(above_four), 0.01 * double(zones)) << above_four << " of " << zones;
+  EXPECT_EQ(above_four, 0) << above_four << " of " << zones;
   std::string hist;
   for (auto [b, count] : boxes) hist += " " + std::to_string(b) + ":" + std::to_string(count);
   std::cout << edge << "^3, " << n << " instances: mean Hs/L " << sum / n << ", worst " << worst
@@ -89,20 +88,18 @@ TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
 INSTANTIATE_TEST_SUITE_P(Cubes, SteppedAcceptance, ::testing::Values(8, 16, 32),
                          [](const auto& info) { return "edge" + std::to_string(info.param); });
 
-// Two of the random acceptance instances on 32^3 (docs/partition.md) that used to keep a zone of
-// five boxes: a main box with steps on three faces, each shared with a different neighbour. The
-// last resort's chain of two re-cuts, now tried from more distinct first re-cuts, brings every
-// zone to four boxes or fewer with the exact counts.
+// Three of the random acceptance instances on 32^3 (docs/partition.md) that used to keep a zone
+// of five boxes: a main box with steps on three faces, each shared with a different neighbour.
+// The last resort's chain of two re-cuts, tried from more distinct first re-cuts, or a retry with
+// another candidate at an ancestor, brings every zone to four boxes or fewer with exact counts.
 TEST(Stepped, FiveBoxZonesRepairedOn32Cube) {
   std::vector<double> dominant(64, 1.0);  // the "dominant" family, p = 64
   dominant[30] = 20.815428715338182;
   std::vector<double> two_classes(16, 21.769862698309002);  // "two-classes", p = 16
   for (std::size_t p : {1, 2, 3, 7, 12, 14}) two_classes[p] = 1.0;
-  // Two more, from cuboid-partition-quality (32^3, two-classes instance 2 and uniform
-  // instance 3), fixed by a retry with another candidate at an ancestor of the five-box zone.
-  std::vector<double> two_classes_42(42, 26.833188962057754);  // "two-classes", p = 42
-  for (std::size_t p : {0, 1, 4, 5, 9, 10, 15, 17, 21, 22, 24, 25, 29, 30, 34, 35, 37, 39, 40})
-    two_classes_42[p] = 1.0;
+  // One more, from cuboid-partition-quality (32^3, uniform instance 3), fixed by a retry with
+  // another candidate at an ancestor of the five-box zone (two-classes instance 2, p = 42, is
+  // fixed the same way and shows in that bench; it takes three times as long).
   const std::vector<double> uniform = {
       // "uniform", p = 23
       9.4897853797644149, 2.2754050821761389, 6.702748570651047,  6.3522136550343209,
@@ -112,7 +109,7 @@ TEST(Stepped, FiveBoxZonesRepairedOn32Cube) {
       7.0466022383132225, 4.9188457869439217, 5.4762062303874188, 8.8758893654336379,
       4.2963556344745983, 2.3370418853711077, 7.5968084464966612};
   const TileExtent tiles = {32, 32, 32};
-  for (const auto& speeds : {dominant, two_classes, two_classes_42, uniform}) {
+  for (const auto& speeds : {dominant, two_classes, uniform}) {
     SCOPED_TRACE("p = " + std::to_string(speeds.size()));
     const auto zones = partition_tiles(Algorithm::nrrp3d, Discretization::stepped, speeds, tiles);
     ASSERT_TRUE(testing::tiles_exactly(zones, tiles));
