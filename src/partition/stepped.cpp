@@ -1506,8 +1506,12 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
   for (std::size_t i = 0; i < order.size(); ++i)
     prefix[i + 1] = prefix[i] + targets[std::size_t(order[i])];
   const std::size_t active = order.size();
-  std::vector<int> position(targets.size(), -1);  // of each processor in `order`
-  for (std::size_t i = 0; i < order.size(); ++i) position[std::size_t(order[i])] = int(i);
+  // Each processor's place in `order`: read only by the retries, which only lookahead runs have.
+  std::vector<int> position;
+  if (active <= kSteppedLookaheadProcessors) {
+    position.assign(targets.size(), -1);
+    for (std::size_t i = 0; i < order.size(); ++i) position[std::size_t(order[i])] = int(i);
+  }
   NrrpSource source(std::move(order), std::move(prefix), three_modes);
   const bool lookahead = active <= kSteppedLookaheadProcessors;
   std::vector<Solver::Node> decided;

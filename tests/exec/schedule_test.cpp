@@ -182,33 +182,10 @@ TEST(Schedule, CheapestTakesTheUnitWithTheLeastToMove) {
   EXPECT_EQ(owner_after_steal(exec::Strategy::random, false, true), 2);
 }
 
-TEST(Schedule, CheapestCountsThePanelsACopyingThiefAlreadyHolds) {
-  // Processor 0 copies and runs one step on columns 0-8; of processor 1's units (alike in flops
-  // and bytes), the middle one has the same columns and k range: its B panel is in the
-  // thief's memory already (cost 1, not 2).
-  const auto plan = hand_plan({{step(0, 8, 0, 8, 16, false)},
-                               {step(8, 16, 24, 32, 16, false), step(16, 24, 0, 8, 16, false),
-                                step(24, 32, 24, 32, 16, false)}});
-  const auto units = exec::make_units(plan, 8);
-  EXPECT_EQ(exec::steal_cost(plan, units[1], true, &plan.processors[0].steps[0]), 2);
-  EXPECT_EQ(exec::steal_cost(plan, units[2], true, &plan.processors[0].steps[0]), 1);
-  EXPECT_EQ(exec::steal_cost(plan, units[2], false, &plan.processors[0].steps[0]), 0);
-  exec::ScheduleOptions o;
-  o.strategy = exec::Strategy::cheapest;
-  exec::StealScheduler s(
-      plan, units, {true, false}, o,
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
-  exec::StepRef r;
-  ASSERT_TRUE(s.next(0, r));  // its own step; fewer than two ready: it steals one unit now
-  EXPECT_FALSE(r.stolen);
-  ASSERT_TRUE(s.next(0, r));
-  EXPECT_TRUE(r.stolen);
-  EXPECT_EQ(r.step, &plan.processors[1].steps[1]);
-}
-
 namespace {
 
-// The step a copying processor 0, holding `own`, steals first from processor 1 (in host memory).
+// The step a copying processor 0 steals first from processor 1 (in host memory), in advance,
+// once it has taken its own one step.
 const exec::Step* first_stolen(const exec::Plan& plan) {
   exec::ScheduleOptions o;
   o.strategy = exec::Strategy::cheapest;
@@ -224,6 +201,20 @@ const exec::Step* first_stolen(const exec::Plan& plan) {
 }
 
 }  // namespace
+
+TEST(Schedule, CheapestCountsThePanelsACopyingThiefAlreadyHolds) {
+  // Processor 0 copies and runs one step on columns 0-8; of processor 1's units (alike in flops
+  // and bytes), the middle one has the same columns and k range: its B panel is in the
+  // thief's memory already (cost 1, not 2).
+  const auto plan = hand_plan({{step(0, 8, 0, 8, 16, false)},
+                               {step(8, 16, 24, 32, 16, false), step(16, 24, 0, 8, 16, false),
+                                step(24, 32, 24, 32, 16, false)}});
+  const auto units = exec::make_units(plan, 8);
+  EXPECT_EQ(exec::steal_cost(plan, units[1], true, &plan.processors[0].steps[0]), 2);
+  EXPECT_EQ(exec::steal_cost(plan, units[2], true, &plan.processors[0].steps[0]), 1);
+  EXPECT_EQ(exec::steal_cost(plan, units[2], false, &plan.processors[0].steps[0]), 0);
+  EXPECT_EQ(first_stolen(plan), &plan.processors[1].steps[1]);
+}
 
 TEST(Schedule, CheapestRanksBytesPerFlopBeforeSharedPanels) {
   // Unit 1 shares its B panel with the thief's step (cost 1) but still brings 96 elements for
