@@ -144,10 +144,23 @@ class StagedWorker final : public Worker<Scalar> {
       if (step.c_out) {
         complete_drain(cs, ctx);       // wait: restage-after-unpack
         queues_.wait(lane_out, done);  // wait: drain-after-gemm
-        const std::size_t bytes = std::size_t(step.c.rows() * step.c.cols()) * sizeof(Scalar);
-        queues_.download(lane_out, c_stage_[cs].data(), c_buf_[cs].data(), bytes);
-        drained_[cs] = queues_.record(lane_out);
-        pending_[cs] = Pending{true, step};
+        // In column chunks, each with its event: unpacking one overlaps the copy of the next,
+        // which shortens the drain no GEMM hides, the run's last.
+        const std::int64_t rows = step.c.rows(), cols = step.c.cols();
+        const std::int64_t per =
+            std::max<std::int64_t>({1, (cols + kDrainChunks - 1) / kDrainChunks,
+                                    kChunkBytes / std::int64_t(sizeof(Scalar)) / rows});
+        Pending& pd = pending_[cs];
+        pd = Pending{true, step, {}, 0};
+        for (std::int64_t j = 0; j < cols; j += per) {
+          const std::int64_t je = std::min(cols, j + per);
+          const std::size_t off = std::size_t(j * rows);
+          queues_.download(lane_out, c_stage_[cs].data() + off, c_buf_[cs].data() + off,
+                           std::size_t((je - j) * rows) * sizeof(Scalar));
+          pd.chunks[std::size_t(pd.n++)] = Chunk{queues_.record(lane_out), j, je};
+        }
+        drained_[cs] = pd.chunks[std::size_t(pd.n - 1)].done;  // the lane is in order
+        const std::size_t bytes = std::size_t(rows * cols) * sizeof(Scalar);
         st.d2h_bytes += double(bytes);
         if (cur.stolen) st.steal_bytes += double(bytes);
       }
@@ -179,9 +192,17 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
  private:
+  // A drain's chunk of columns [j0, j1) of the C block, and the copy's event.
+  struct Chunk {
+    Event done{};
+    std::int64_t j0 = 0, j1 = 0;
+  };
+  static constexpr int kDrainChunks = 8;  // at most, per C block
   struct Pending {
     bool active = false;
     Step step;
+    std::array<Chunk, kDrainChunks> chunks{};
+    int n = 0;
   };
 
   // Which block of which matrix a panel buffer holds.
@@ -298,21 +319,26 @@ class StagedWorker final : public Worker<Scalar> {
     return {ctx.partials[std::size_t(step.dest)], r.i0, r.j0};
   }
 
-  // Waits for the drain of C slot `cs` and unpacks it into its home (C or a partial buffer).
+  // Unpacks the drain of C slot `cs` into its home (C or a partial buffer), chunk by chunk as
+  // each arrives.
   void complete_drain(int cs, const RunContext<Scalar>& ctx) {
-    if (!pending_[cs].active) return;
-    Queues::sync(drained_[cs]);  // wait: unpack-after-drain
-    const Step& step = pending_[cs].step;
+    Pending& pd = pending_[cs];
+    if (!pd.active) return;
+    const Step& step = pd.step;
     const auto [host, i_off, j_off] = c_home(step, ctx);
     const std::int64_t rows = step.c.rows(), i0 = step.c.i0 - i_off, j0 = step.c.j0 - j_off;
     const Scalar* src = c_stage_[cs].data();
-    // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
-    [[maybe_unused]] const bool large =
-        double(rows) * double(step.c.cols()) * sizeof(Scalar) > double(1 << 22);
+    for (int x = 0; x < pd.n; ++x) {
+      const Chunk& ch = pd.chunks[std::size_t(x)];
+      Queues::sync(ch.done);  // wait: unpack-after-drain
+      // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
+      [[maybe_unused]] const bool large =
+          double(rows) * double(ch.j1 - ch.j0) * sizeof(Scalar) > double(1 << 22);
 #pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
-    for (std::int64_t j = 0; j < step.c.cols(); ++j)
-      std::memcpy(&host(i0, j0 + j), src + j * rows, std::size_t(rows) * sizeof(Scalar));
-    pending_[cs].active = false;
+      for (std::int64_t j = ch.j0; j < ch.j1; ++j)
+        std::memcpy(&host(i0, j0 + j), src + j * rows, std::size_t(rows) * sizeof(Scalar));
+    }
+    pd.active = false;
   }
 
   Queues queues_;
