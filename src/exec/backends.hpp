@@ -20,7 +20,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <exception>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -99,6 +101,10 @@ struct StagedHostBackend {
         last_gemm_end_ = d;
       });
     }
+    // Runs `f` on the host once the lane's work so far is done: here on the lane's own thread,
+    // at once. poll() has nothing to do.
+    void then(Lane l, std::function<void()> f) { q_[l].submit(std::move(f)); }
+    void poll() {}
     void begin_run() {
       copy_ns_[lane_in] = copy_ns_[lane_out] = 0;
       link_free_ = {};
@@ -235,13 +241,24 @@ struct DeviceBackend {
       kokkos_ext::gemm(inst_[lane_compute], alpha, a, b, beta, c);
       gemms_.push_back({s, record(lane_compute)});
     }
+    // Runs `f` on the host once the lane's work so far is done: at the first poll() (or
+    // finish()) that finds it done. A host function on the stream would be exact, but would
+    // hold the stream while it runs.
+    void then(Lane l, std::function<void()> f) { then_.emplace_back(record(l), std::move(f)); }
+    void poll() {
+      while (!then_.empty() && platform::event_done(then_.front().first)) {
+        then_.front().second();
+        then_.pop_front();
+      }
+    }
     void begin_run() {
       used_ = 0;
-      copies_.clear(), gemms_.clear();
+      copies_.clear(), gemms_.clear(), then_.clear();
       start_ = record(lane_compute);
     }
     void finish() {
       for (auto& i : inst_) i.fence();
+      poll();
     }
     LaneTimes times() const {
       LaneTimes t;
@@ -267,6 +284,7 @@ struct DeviceBackend {
     std::vector<Event> pool_;
     std::size_t used_ = 0;
     std::vector<std::pair<Event, Event>> copies_, gemms_;
+    std::deque<std::pair<Event, std::function<void()>>> then_;
     Event start_ = nullptr;
   };
 };

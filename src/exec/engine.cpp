@@ -18,6 +18,7 @@ class StealSource final : public StepSource {
  public:
   StealSource(StealScheduler& s, int p) : s_(s), p_(p) {}
   bool next(StepRef& out) override { return s_.next(p_, out); }
+  void done(double flops) override { s_.done(p_, flops); }
 
  private:
   StealScheduler& s_;

@@ -46,6 +46,7 @@ class HostWorker final : public Worker<Scalar> {
       const double e = now_seconds();
       slow_down(this->spec_, e - t, e - t0);
       st.busy_s += now_seconds() - t;
+      source.done(step.flops());
       st.flops += step.flops();
       ++st.steps;
     }

@@ -195,11 +195,32 @@ double StealScheduler::ahead(int p) const {
 
 double StealScheduler::rate(int p, double now) const {
   const Queue& q = *queues_[std::size_t(p)];
-  const double done = std::max(0.0, q.handed - ahead(p));
+  // With reports, what it has done up to its last completion; without, what it was handed less
+  // what it may still run, up to now (which counts none of the step it runs).
+  const bool reported = q.completed_at > 0;
+  const double done = reported ? q.completed : std::max(0.0, q.handed - ahead(p));
+  const double elapsed = std::max(0.0, (reported ? q.completed_at : now) - t0_);
   const double prior =
       1e9 * (options_.speeds.empty() ? 1.0 : std::max(1e-9, options_.speeds[std::size_t(p)]));
-  const double elapsed = std::max(0.0, now - t0_);
   return (done + prior * kPriorSeconds) / (elapsed + kPriorSeconds);
+}
+
+double StealScheduler::in_flight(int p, double now) const {
+  const Queue& q = *queues_[std::size_t(p)];
+  if (q.completed_at <= 0) return ahead(p);
+  // The GEMM running since its last completion has progressed at its rate, by at most a step
+  // (a stalled or slowed processor is not credited more).
+  const double running = std::min(std::max(0.0, now - q.completed_at) * rate(p, now),
+                                  std::max(q.recent[0], q.recent[1]));
+  return std::max(0.0, q.handed - q.completed - running);
+}
+
+void StealScheduler::done(int p, double flops) {
+  Queue& q = *queues_[std::size_t(p)];
+  const double t = seconds_now();
+  std::lock_guard<std::mutex> lock(q.m);
+  q.completed += flops;
+  q.completed_at = t;
 }
 
 // Moving u from victim to thief pays when the thief, after what it still has, would finish u
@@ -207,7 +228,8 @@ double StealScheduler::rate(int p, double now) const {
 // sooner. So a slow processor does not take the last unit of a fast one.
 bool StealScheduler::pays(const Thief& t, int victim, const Unit& u, double copy_s) const {
   const Queue& v = *queues_[std::size_t(victim)];
-  return (t.left + u.flops) / t.rate + copy_s < (v.flops + ahead(victim)) / rate(victim, t.now);
+  return (t.left + u.flops) / t.rate + copy_s <
+         (v.flops + in_flight(victim, t.now)) / rate(victim, t.now);
 }
 
 int StealScheduler::take_from(int victim, std::deque<int>::iterator it) {
@@ -333,10 +355,13 @@ int StealScheduler::steal(int p, bool idle) {
   {
     Queue& q = *queues_[std::size_t(p)];
     std::lock_guard<std::mutex> lock(q.m);
-    // Idle, it has finished the last step it took, but a copying processor's GEMM of it may
-    // still run; otherwise it has just taken a step, not yet done.
-    const double in_flight = idle ? (copies_[std::size_t(p)] ? q.recent[0] : 0.0) : ahead(p);
-    t.left = q.flops + in_flight;
+    // Reported progress says what is not done. Without it: idle, it has finished the last step
+    // it took, but a copying processor's GEMM of it may still run; otherwise it has just taken
+    // a step, not yet done.
+    const double unfinished = q.completed_at > 0 ? in_flight(p, t.now)
+                              : idle             ? (copies_[std::size_t(p)] ? q.recent[0] : 0.0)
+                                                 : ahead(p);
+    t.left = q.flops + unfinished;
     t.rate = rate(p, t.now);
     // What runs just before a stolen unit: it goes to the end of the queue, or at once.
     t.resident = q.units.empty() ? q.last : &last_of(units_[std::size_t(q.units.back())]);

@@ -99,6 +99,9 @@ class StepSource {
  public:
   virtual ~StepSource() = default;
   virtual bool next(StepRef& out) = 0;
+  // The GEMM of a step taken from it has ended (from any thread; must not throw): stealing
+  // then knows what a processor has done, not only what it was handed.
+  virtual void done(double /*flops*/) {}
 };
 
 // The plan's own steps of one processor, in order: the static schedule.
@@ -132,6 +135,8 @@ class StealScheduler {
   StealScheduler(const Plan& plan, std::vector<Unit> units, std::vector<bool> copies,
                  const ScheduleOptions& options, double t0);
   bool next(int p, StepRef& out);
+  // Processor p's GEMM of `flops` ended (any thread).
+  void done(int p, double flops);
   StealCounts counts(int p) const;
   const std::vector<Unit>& units() const { return units_; }
 
@@ -143,6 +148,8 @@ class StealScheduler {
     int steps = 0;               // steps not handed out, same scope
     double handed = 0;           // flops handed out so far (started)
     double recent[2] = {0, 0};   // the last two steps handed out, maybe not done yet
+    double completed = 0;        // flops of its GEMMs that have ended, as its worker reports
+    double completed_at = 0;     // when the last of them ended (0: none yet)
     const Step* last = nullptr;  // the last step handed out (its panels are resident)
     StealCounts counts;
   };
@@ -165,9 +172,11 @@ class StealScheduler {
     return plan_.processors[std::size_t(u.owner)].steps[u.steps.back()];
   }
 
-  // Call with p's queue locked: flops handed out to p and maybe not done yet; p's rate (flops
-  // per second). What p has left is its queue's flops and these.
+  // Call with p's queue locked: flops handed out to p and not done yet (at `now`); p's rate
+  // (flops per second). What p has left is its queue's flops and these. Until p's worker has
+  // reported a GEMM done, every step it was handed and may still run counts as not done.
   double ahead(int p) const;
+  double in_flight(int p, double now) const;
   double link_bytes_per_s(int p) const;  // infinite when its copies are not counted
   double rate(int p, double now) const;
   // victim locked; `copy_s`: what the thief's copies for u add to its finish

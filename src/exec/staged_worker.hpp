@@ -15,6 +15,7 @@
 // goes to the buffer the previous step did not read.
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <thread>
 #include <type_traits>
 
@@ -115,6 +116,18 @@ class StagedWorker final : public Worker<Scalar> {
     pending_ = {};
 
     queues_.begin_run();
+    // Queued work refers to `source` (and to this run's matrices): if anything below throws,
+    // the queues still drain before the exception leaves.
+    struct DrainOnThrow {
+      Queues& q;
+      int uncaught = std::uncaught_exceptions();
+      ~DrainOnThrow() {
+        if (std::uncaught_exceptions() > uncaught) try {
+            q.finish();
+          } catch (...) {
+          }
+      }
+    } drain_on_throw{queues_};
     int c_slot = 0;         // flips at the start of each chain of steps on one C block
     bool new_block = true;  // the current step starts a C block
     std::size_t s = 0;      // steps so far: step s records its inputs in in_ready_[s % 2]
@@ -138,6 +151,7 @@ class StagedWorker final : public Worker<Scalar> {
       queues_.gemm(team, ctx.alpha, a, b, beta, c);
       const Event done = queues_.record(lane_compute);
       pa.read[pa.last] = pb.read[pb.last] = done;
+      queues_.then(lane_compute, [&source, f = step.flops()] { source.done(f); });
       st.flops += step.flops();
       ++st.steps;
 
@@ -165,6 +179,7 @@ class StagedWorker final : public Worker<Scalar> {
         if (cur.stolen) st.steal_bytes += double(bytes);
       }
       StepRef next;
+      queues_.poll();  // what stealing knows of this processor's progress
       if (!source.next(next)) break;
       new_block = step.c_out;
       if (new_block) c_slot ^= 1;

@@ -90,6 +90,8 @@ void record_event(DeviceEvent event, const DeviceExecSpace& space);
 void wait_event(const DeviceExecSpace& space, DeviceEvent event);
 // The host waits for `event`.
 void sync_event(DeviceEvent event);
+// Whether `event` has completed (the host does not wait).
+bool event_done(DeviceEvent event);
 // Seconds between two completed events.
 double elapsed_seconds(DeviceEvent from, DeviceEvent to);
 #endif

@@ -140,6 +140,13 @@ void sync_event(DeviceEvent event) {
   if (e != cudaSuccess) cuda_failure("cudaEventSynchronize", e);
 }
 
+bool event_done(DeviceEvent event) {
+  const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(event));
+  if (e == cudaErrorNotReady) return false;
+  if (e != cudaSuccess) cuda_failure("cudaEventQuery", e);
+  return true;
+}
+
 double elapsed_seconds(DeviceEvent from, DeviceEvent to) {
   float ms = 0;
   const cudaError_t e =

@@ -129,6 +129,13 @@ void sync_event(DeviceEvent event) {
   if (e != hipSuccess) hip_failure("hipEventSynchronize", e);
 }
 
+bool event_done(DeviceEvent event) {
+  const hipError_t e = hipEventQuery(static_cast<hipEvent_t>(event));
+  if (e == hipErrorNotReady) return false;
+  if (e != hipSuccess) hip_failure("hipEventQuery", e);
+  return true;
+}
+
 double elapsed_seconds(DeviceEvent from, DeviceEvent to) {
   float ms = 0;
   const hipError_t e =

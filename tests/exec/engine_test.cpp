@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 #include "exec/calibrate.hpp"
 #include "exec/engine.hpp"
@@ -259,6 +260,57 @@ TEST(Engine, PollFailureWaitsForWorkersThenPropagates) {
   for (std::int64_t j = 0; j < m; ++j)
     for (std::int64_t i = 0; i < m; ++i) worst = std::max(worst, std::abs(C(i, j) - ref(i, j)));
   EXPECT_LT(worst, 1e-12);
+}
+
+namespace {
+
+// The plan's steps, counting what the worker reports done (from whichever thread).
+class CountingSource final : public exec::StepSource {
+ public:
+  CountingSource(const std::vector<exec::Step>& steps) : steps_(steps, 0) {}
+  bool next(exec::StepRef& out) override { return steps_.next(out); }
+  void done(double flops) override {
+    std::lock_guard<std::mutex> lock(m_);
+    ++reports, reported += flops;
+  }
+  int reports = 0;
+  double reported = 0;
+
+ private:
+  exec::PlanSteps steps_;
+  std::mutex m_;
+};
+
+}  // namespace
+
+TEST(Engine, WorkersReportEveryGemmDoneOnce) {
+  // Stealing estimates what a processor has left from these reports: each worker reports each
+  // step's GEMM once, all of them by the time it returns.
+  for (const char* name : {"host", "staged"}) {
+    auto specs = platform::resolve_processors({name}, "test");
+    auto worker = exec::make_worker<double>(specs[0]);
+    const std::int64_t m = 96;
+    exec::PlanOptions o;
+    const exec::BufferCost cost = exec::buffer_cost(specs[0], sizeof(double));
+    // Small buffers for the staged processor: many steps, panels replaced as they go.
+    o.budget_elements = {specs[0].kind == platform::ProcessorKind::host ? 0 : cost.fixed + 6000};
+    o.buffer_cost = {cost};
+    o.min_panels = {4};
+    const auto plan = exec::make_plan(
+        partition::partition_tiles(partition::Algorithm::nrrp3d, partition::Discretization::precise,
+                                   {1}, {6, 6, 6}),
+        m, m, m, 16, o);
+    worker->prepare(plan.processors[0]);
+    exec::RunContext<double> ctx;
+    ctx.A = exec::HostMatrix<double>("A", m, m), ctx.B = exec::HostMatrix<double>("B", m, m);
+    ctx.C = exec::HostMatrix<double>("C", m, m);
+    CountingSource source(plan.processors[0].steps);
+    const exec::WorkerStats st = worker->execute(source, ctx, exec::now_seconds());
+    ASSERT_GT(st.steps, 1) << name;
+    EXPECT_EQ(source.reports, st.steps) << name;
+    EXPECT_DOUBLE_EQ(source.reported, st.flops) << name;
+    EXPECT_DOUBLE_EQ(source.reported, 2.0 * m * m * m) << name;
+  }
 }
 
 TEST(Engine, RejectsAPlanForOtherProcessorsOrMatrices) {

@@ -262,6 +262,40 @@ TEST(Schedule, CheapestCountsTheThiefsCopiesInWhetherAStealPays) {
   EXPECT_GE(stolen_with_link(100), 1);
 }
 
+namespace {
+
+double clock_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+TEST(Schedule, AVictimsReportedProgressCountsInWhetherAStealPays) {
+  // Processor 1 has started a step of 2,048 flops and has one more unit of 2,048; processor 0
+  // takes its step of 16 flops. Speeds assumed 1,000 flops/s each, the run one second old.
+  // Unreported, processor 1's step counts as not done and its rate as almost nothing: taking its
+  // last unit looks like it pays. Once processor 1 reports the step done (2,048 flops in a
+  // second), it finishes its unit long before the thief, whose progress is still unknown, would.
+  const auto plan = hand_plan({{step(0, 2, 0, 2, 2, false)},
+                               {step(8, 16, 0, 8, 16, false), step(16, 24, 0, 8, 16, false)}});
+  auto stolen = [&](bool reported) {
+    exec::ScheduleOptions o;
+    o.strategy = exec::Strategy::random;
+    o.speeds = {1e-6, 1e-6};
+    exec::StealScheduler s(plan, exec::make_units(plan, 8), {false, false}, o, clock_now() - 1.0);
+    exec::StepRef r;
+    EXPECT_TRUE(s.next(1, r));
+    EXPECT_EQ(r.step, &plan.processors[1].steps[0]);
+    EXPECT_EQ(s.counts(1).stolen_steps, 0) << "processor 1 has more left than processor 0";
+    if (reported) s.done(1, r.step->flops());
+    EXPECT_TRUE(s.next(0, r));
+    EXPECT_FALSE(r.stolen);
+    return s.counts(0).stolen_steps;
+  };
+  EXPECT_EQ(stolen(false), 1);
+  EXPECT_EQ(stolen(true), 0);
+}
+
 TEST(Schedule, StealsInAdvanceAndNeverAStartedUnit) {
   // Processor 0 has one step, processor 1 a unit of two chained steps and three more units.
   auto mine = std::vector<exec::Step>{step(0, 8, 0, 8, 16, false)};
