@@ -101,9 +101,9 @@ struct StagedHostBackend {
         last_gemm_end_ = d;
       });
     }
-    // Runs `f` on the host once the lane's work so far is done: here on the lane's own thread,
-    // at once. poll() has nothing to do.
-    void then(Lane l, std::function<void()> f) { q_[l].submit(std::move(f)); }
+    // Runs `f` on the host once `e`, just recorded on lane `l`, has completed: here on the
+    // lane's own thread, at once. poll() has nothing to do.
+    void then(Lane l, const Event& /*e*/, std::function<void()> f) { q_[l].submit(std::move(f)); }
     void poll() {}
     void begin_run() {
       copy_ns_[lane_in] = copy_ns_[lane_out] = 0;
@@ -241,10 +241,12 @@ struct DeviceBackend {
       kokkos_ext::gemm(inst_[lane_compute], alpha, a, b, beta, c);
       gemms_.push_back({s, record(lane_compute)});
     }
-    // Runs `f` on the host once the lane's work so far is done: at the first poll() (or
-    // finish()) that finds it done. A host function on the stream would be exact, but would
-    // hold the stream while it runs.
-    void then(Lane l, std::function<void()> f) { then_.emplace_back(record(l), std::move(f)); }
+    // Runs `f` on the host once `e`, just recorded on lane `l`, has completed: at the first
+    // poll() (or finish()) that finds it done. A host function on the stream would be exact,
+    // but would hold the stream while it runs.
+    void then(Lane /*l*/, const Event& e, std::function<void()> f) {
+      then_.emplace_back(e, std::move(f));
+    }
     void poll() {
       while (!then_.empty() && platform::event_done(then_.front().first)) {
         then_.front().second();

@@ -205,13 +205,13 @@ double StealScheduler::rate(int p, double now) const {
   return (done + prior * kPriorSeconds) / (elapsed + kPriorSeconds);
 }
 
-double StealScheduler::in_flight(int p, double now) const {
+double StealScheduler::in_flight(int p, double now, double p_rate) const {
   const Queue& q = *queues_[std::size_t(p)];
   if (q.completed_at <= 0) return ahead(p);
   // The GEMM running since its last completion has progressed at its rate, by at most a step
   // (a stalled or slowed processor is not credited more).
-  const double running = std::min(std::max(0.0, now - q.completed_at) * rate(p, now),
-                                  std::max(q.recent[0], q.recent[1]));
+  const double running =
+      std::min(std::max(0.0, now - q.completed_at) * p_rate, std::max(q.recent[0], q.recent[1]));
   return std::max(0.0, q.handed - q.completed - running);
 }
 
@@ -228,8 +228,8 @@ void StealScheduler::done(int p, double flops) {
 // sooner. So a slow processor does not take the last unit of a fast one.
 bool StealScheduler::pays(const Thief& t, int victim, const Unit& u, double copy_s) const {
   const Queue& v = *queues_[std::size_t(victim)];
-  return (t.left + u.flops) / t.rate + copy_s <
-         (v.flops + in_flight(victim, t.now)) / rate(victim, t.now);
+  const double vrate = rate(victim, t.now);
+  return (t.left + u.flops) / t.rate + copy_s < (v.flops + in_flight(victim, t.now, vrate)) / vrate;
 }
 
 int StealScheduler::take_from(int victim, std::deque<int>::iterator it) {
@@ -358,11 +358,11 @@ int StealScheduler::steal(int p, bool idle) {
     // Reported progress says what is not done. Without it: idle, it has finished the last step
     // it took, but a copying processor's GEMM of it may still run; otherwise it has just taken
     // a step, not yet done.
-    const double unfinished = q.completed_at > 0 ? in_flight(p, t.now)
+    t.rate = rate(p, t.now);
+    const double unfinished = q.completed_at > 0 ? in_flight(p, t.now, t.rate)
                               : idle             ? (copies_[std::size_t(p)] ? q.recent[0] : 0.0)
                                                  : ahead(p);
     t.left = q.flops + unfinished;
-    t.rate = rate(p, t.now);
     // What runs just before a stolen unit: it goes to the end of the queue, or at once.
     t.resident = q.units.empty() ? q.last : &last_of(units_[std::size_t(q.units.back())]);
   }

@@ -176,7 +176,7 @@ class StealScheduler {
   // (flops per second). What p has left is its queue's flops and these. Until p's worker has
   // reported a GEMM done, every step it was handed and may still run counts as not done.
   double ahead(int p) const;
-  double in_flight(int p, double now) const;
+  double in_flight(int p, double now, double p_rate) const;  // p_rate: rate(p, now)
   double link_bytes_per_s(int p) const;  // infinite when its copies are not counted
   double rate(int p, double now) const;
   // victim locked; `copy_s`: what the thief's copies for u add to its finish

@@ -151,7 +151,7 @@ class StagedWorker final : public Worker<Scalar> {
       queues_.gemm(team, ctx.alpha, a, b, beta, c);
       const Event done = queues_.record(lane_compute);
       pa.read[pa.last] = pb.read[pb.last] = done;
-      queues_.then(lane_compute, [&source, f = step.flops()] { source.done(f); });
+      queues_.then(lane_compute, done, [&source, f = step.flops()] { source.done(f); });
       st.flops += step.flops();
       ++st.steps;
 

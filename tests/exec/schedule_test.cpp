@@ -15,6 +15,11 @@ using namespace cuboid;
 
 namespace {
 
+// The clock StealScheduler measures rates with (exec::now_seconds, without the engine's library).
+double clock_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 exec::Plan plan_for(partition::Algorithm a, const std::vector<double>& speeds, std::int64_t m,
                     std::int64_t n, std::int64_t k, std::int64_t tile, exec::PlanOptions o) {
   const partition::TileExtent t{(m + tile - 1) / tile, (n + tile - 1) / tile,
@@ -154,9 +159,8 @@ int owner_after_steal(exec::Strategy strategy, bool thief_copies, bool victim_co
   const auto plan = hand_plan({{}, three_units()});
   exec::ScheduleOptions o;
   o.strategy = strategy;
-  exec::StealScheduler s(
-      plan, exec::make_units(plan, 8), {thief_copies, victim_copies}, o,
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  exec::StealScheduler s(plan, exec::make_units(plan, 8), {thief_copies, victim_copies}, o,
+                         clock_now());
   exec::StepRef ref;
   EXPECT_TRUE(s.next(0, ref));  // idle: steals at once (and one more in advance)
   EXPECT_TRUE(ref.stolen);
@@ -189,9 +193,7 @@ namespace {
 const exec::Step* first_stolen(const exec::Plan& plan) {
   exec::ScheduleOptions o;
   o.strategy = exec::Strategy::cheapest;
-  exec::StealScheduler s(
-      plan, exec::make_units(plan, 8), {true, false}, o,
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  exec::StealScheduler s(plan, exec::make_units(plan, 8), {true, false}, o, clock_now());
   exec::StepRef r;
   EXPECT_TRUE(s.next(0, r));  // its own step; fewer than two ready: it steals one unit now
   EXPECT_FALSE(r.stolen);
@@ -248,9 +250,7 @@ TEST(Schedule, CheapestCountsTheThiefsCopiesInWhetherAStealPays) {
     exec::ScheduleOptions o;
     o.strategy = exec::Strategy::cheapest;
     o.link_gbs = {gbs, 0};
-    exec::StealScheduler s(
-        plan, exec::make_units(plan, 8), {true, false}, o,
-        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+    exec::StealScheduler s(plan, exec::make_units(plan, 8), {true, false}, o, clock_now());
     exec::StepRef r;
     EXPECT_TRUE(s.next(0, r));
     EXPECT_FALSE(r.stolen);
@@ -261,14 +261,6 @@ TEST(Schedule, CheapestCountsTheThiefsCopiesInWhetherAStealPays) {
   EXPECT_EQ(stolen_with_link(1e-3), 0);
   EXPECT_GE(stolen_with_link(100), 1);
 }
-
-namespace {
-
-double clock_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 TEST(Schedule, AVictimsReportedProgressCountsInWhetherAStealPays) {
   // Processor 1 has started a step of 2,048 flops and has one more unit of 2,048; processor 0
@@ -307,9 +299,7 @@ TEST(Schedule, StealsInAdvanceAndNeverAStartedUnit) {
   const auto plan = hand_plan({mine, theirs});
   exec::ScheduleOptions o;
   o.strategy = exec::Strategy::cheapest;
-  exec::StealScheduler s(
-      plan, exec::make_units(plan, 8), {false, false}, o,
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  exec::StealScheduler s(plan, exec::make_units(plan, 8), {false, false}, o, clock_now());
   exec::StepRef r1, r0;
   ASSERT_TRUE(s.next(1, r1));  // processor 1 starts its first unit (steps a, b)
   EXPECT_EQ(r1.step, &plan.processors[1].steps[0]);
@@ -342,8 +332,7 @@ std::vector<std::vector<exec::StepRef>> simulate(const exec::Plan& plan, exec::S
   exec::ScheduleOptions o;
   o.strategy = strategy;
   o.speeds = told;
-  const double t0 =
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const double t0 = clock_now();
   exec::StealScheduler s(plan, exec::make_units(plan, 8), std::vector<bool>(np, false), o, t0);
   std::vector<std::vector<exec::StepRef>> ran(np);
   std::vector<std::thread> threads;
