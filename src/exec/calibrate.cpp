@@ -79,10 +79,9 @@ std::vector<double> measure_rates(const std::vector<platform::ProcessorSpec>& sp
     }
     return g;
   };
-  // Probe: two steps each. Run twice: the first run pays for first touches and thread start-up
-  // (a copying processor measured 31 GFLOP/s there and 53 on the second), and a rate that low
-  // would give it a timed run much shorter than the others', where filling and draining its
-  // pipeline weigh more than in any real run.
+  // Probe: two steps each. Run twice: the first run pays for first touches and thread start-up,
+  // and a copying processor's rate there would give it a timed run much shorter than the
+  // others', where filling and draining its pipeline weigh more than in any real run.
   std::vector<double> two(np, 0.0);
   for (std::size_t q = 0; q < np; ++q) {
     const auto& st = full.processors[q].steps;
