@@ -226,10 +226,12 @@ void StealScheduler::done(int p, double flops) {
 // Moving u from victim to thief pays when the thief, after what it still has, would finish u
 // before the victim would finish all it has (u included): the later of the two finishes comes
 // sooner. So a slow processor does not take the last unit of a fast one.
-bool StealScheduler::pays(const Thief& t, int victim, const Unit& u, double copy_s) const {
+bool StealScheduler::pays(const Thief& t, int victim, const Unit& u, double copy_s,
+                          double slack_s) const {
   const Queue& v = *queues_[std::size_t(victim)];
   const double vrate = rate(victim, t.now);
-  return (t.left + u.flops) / t.rate + copy_s < (v.flops + in_flight(victim, t.now, vrate)) / vrate;
+  return (t.left + u.flops) / t.rate + copy_s <
+         (v.flops + in_flight(victim, t.now, vrate)) / vrate + slack_s;
 }
 
 int StealScheduler::take_from(int victim, std::deque<int>::iterator it) {
@@ -279,8 +281,9 @@ int StealScheduler::steal_cheapest(const Thief& t) {
   const int p = t.p;
   struct Candidate {
     int victim, unit, cost;
-    double net;     // bytes moved per flop: the thief's minus those the victim no longer moves
-    double copy_s;  // the thief's copies for it at its link's rate
+    double net;      // bytes moved per flop: the thief's minus those the victim no longer moves
+    double copy_s;   // the thief's copies for it at its link's rate
+    double slack_s;  // how near a tie in finishing times it may be (see below)
   };
   // Bytes per flop first: the paper's tiles are alike, so its count of missing tiles orders
   // them by bytes per task; units here differ in size and depth, and a unit sharing one panel
@@ -328,9 +331,20 @@ int StealScheduler::steal_cheapest(const Thief& t) {
         paid = u.bytes - (t.resident ? shared_panel_bytes(*t.resident, first_of(u), eb) : 0.0);
       // Near the end of a run nothing hides a stolen unit's copies: a unit that pays only in
       // flops (the last ones taken) is left where its data is.
-      const Candidate c{v, id, steal_cost(plan_, u, copies_[std::size_t(p)], t.resident),
-                        u.flops > 0 ? (paid - saved) / u.flops : 0.0, paid / link_bytes_per_s(p)};
-      if (!pays(t, v, u, c.copy_s)) continue;
+      // Near a tie the finishing times cannot tell whether a move pays (they are estimates,
+      // good to about a step), but its bytes are known: within half the unit's time on the
+      // thief, a move that saves bytes is made and one that adds bytes is not.
+      const double net = paid - saved;
+      const double half = 0.5 * u.flops / t.rate;
+      const Candidate c{v,
+                        id,
+                        steal_cost(plan_, u, copies_[std::size_t(p)], t.resident),
+                        u.flops > 0 ? net / u.flops : 0.0,
+                        paid / link_bytes_per_s(p),
+                        net < 0   ? half
+                        : net > 0 ? -half
+                                  : 0.0};
+      if (!pays(t, v, u, c.copy_s, c.slack_s)) continue;
       if (!best || better(c, *best)) best = c;
     }
     if (best) found.push_back(*best);
@@ -341,7 +355,7 @@ int StealScheduler::steal_cheapest(const Thief& t) {
     Queue& q = *queues_[std::size_t(c.victim)];
     std::lock_guard<std::mutex> lock(q.m);
     auto it = std::find(q.units.begin(), q.units.end(), c.unit);
-    if (it != q.units.end() && pays(t, c.victim, units_[std::size_t(c.unit)], c.copy_s))
+    if (it != q.units.end() && pays(t, c.victim, units_[std::size_t(c.unit)], c.copy_s, c.slack_s))
       return take_from(c.victim, it);
   }
   // Nothing pays, or what did was taken meanwhile by another thief: then the victims' last.

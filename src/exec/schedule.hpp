@@ -179,8 +179,9 @@ class StealScheduler {
   double in_flight(int p, double now, double p_rate) const;  // p_rate: rate(p, now)
   double link_bytes_per_s(int p) const;  // infinite when its copies are not counted
   double rate(int p, double now) const;
-  // victim locked; `copy_s`: what the thief's copies for u add to its finish
-  bool pays(const Thief& t, int victim, const Unit& u, double copy_s = 0) const;
+  // victim locked; `copy_s`: what the thief's copies for u add to its finish; `slack_s`: how
+  // much later than the victim the thief may finish (negative: how much sooner it must)
+  bool pays(const Thief& t, int victim, const Unit& u, double copy_s = 0, double slack_s = 0) const;
   // A unit taken from another queue for p, or -1; `idle`: p has no step left at all.
   int steal(int p, bool idle);
   int steal_random(const Thief& t);

@@ -189,10 +189,11 @@ TEST(Schedule, CheapestTakesTheUnitWithTheLeastToMove) {
 namespace {
 
 // The step a copying processor 0 steals first from processor 1 (in host memory), in advance,
-// once it has taken its own one step.
-const exec::Step* first_stolen(const exec::Plan& plan) {
+// once it has taken its own one step. `speeds`: as the partition assumed them (empty: equal).
+const exec::Step* first_stolen(const exec::Plan& plan, std::vector<double> speeds = {}) {
   exec::ScheduleOptions o;
   o.strategy = exec::Strategy::cheapest;
+  o.speeds = std::move(speeds);
   exec::StealScheduler s(plan, exec::make_units(plan, 8), {true, false}, o, clock_now());
   exec::StepRef r;
   EXPECT_TRUE(s.next(0, r));  // its own step; fewer than two ready: it steals one unit now
@@ -220,13 +221,14 @@ TEST(Schedule, CheapestCountsThePanelsACopyingThiefAlreadyHolds) {
 
 TEST(Schedule, CheapestRanksBytesPerFlopBeforeSharedPanels) {
   // Unit 1 shares its B panel with the thief's step (cost 1) but still brings 96 elements for
-  // 1,024 flops; unit 0 brings all of its panels (cost 2) yet 1,280 for 16,384 flops.
+  // 1,024 flops; unit 0 brings all of its panels (cost 2) yet 1,280 for 16,384 flops. The thief
+  // is four times faster, so that taking unit 0 pays by more than half of its time there.
   const auto plan = hand_plan({{step(0, 2, 0, 8, 16, false)},
                                {step(16, 32, 16, 32, 32, false), step(8, 12, 0, 8, 16, false)}});
   const auto units = exec::make_units(plan, 8);
   EXPECT_EQ(exec::steal_cost(plan, units[2], true, &plan.processors[0].steps[0]), 1);
   EXPECT_EQ(exec::steal_cost(plan, units[1], true, &plan.processors[0].steps[0]), 2);
-  EXPECT_EQ(first_stolen(plan), &plan.processors[1].steps[0]);
+  EXPECT_EQ(first_stolen(plan, {4.0, 1.0}), &plan.processors[1].steps[0]);
 }
 
 TEST(Schedule, CheapestTakesFromTheBackHalfOfTheQueue) {
@@ -260,6 +262,42 @@ TEST(Schedule, CheapestCountsTheThiefsCopiesInWhetherAStealPays) {
   };
   EXPECT_EQ(stolen_with_link(1e-3), 0);
   EXPECT_GE(stolen_with_link(100), 1);
+}
+
+TEST(Schedule, CheapestBreaksNearTiesTowardFewerBytes) {
+  // Processor 0 takes its own step, then steals in advance from processor 1, whose units are F
+  // = 2,048 flops each. Speeds assumed equal (1,000 flops/s), nothing reported yet. `random`
+  // steals when the thief would finish first, by any margin; `cheapest` when a move that adds
+  // bytes (a copying thief) gains more than half the unit's time, and when a move that saves
+  // bytes (a thief in host memory relieving a copying victim) loses less than that.
+  auto stolen = [](exec::Strategy strategy, bool thief_copies, std::int64_t own_flops,
+                   int victim_units) {
+    std::vector<exec::Step> victim;
+    for (int i = 0; i < victim_units; ++i)
+      victim.push_back(step(8 + 8 * i, 16 + 8 * i, 0, 8, 16, false));
+    const auto plan = hand_plan({{step(0, 2, 0, 2, own_flops / 8, false)}, victim});
+    exec::ScheduleOptions o;
+    o.strategy = strategy;
+    o.speeds = {1e-6, 1e-6};
+    exec::StealScheduler s(plan, exec::make_units(plan, 8), {thief_copies, !thief_copies}, o,
+                           clock_now());
+    exec::StepRef r;
+    EXPECT_TRUE(s.next(0, r));
+    EXPECT_FALSE(r.stolen);
+    return s.counts(0).stolen_steps;
+  };
+  const std::int64_t F = 2048;
+  // A thief in host memory holding F/4, one unit left on the copying victim: the thief would
+  // finish it a quarter of a unit after the victim would. Taking it spares the victim's copies.
+  EXPECT_EQ(stolen(exec::Strategy::random, false, F / 4, 1), 0);
+  EXPECT_EQ(stolen(exec::Strategy::cheapest, false, F / 4, 1), 1);
+  // A copying thief, two units on the victim in host memory. Holding F/4, the thief gains three
+  // quarters of a unit: both steal. Holding 3F/4, it gains a quarter, for the unit's copies:
+  // only `random` steals.
+  EXPECT_EQ(stolen(exec::Strategy::random, true, F / 4, 2), 1);
+  EXPECT_EQ(stolen(exec::Strategy::cheapest, true, F / 4, 2), 1);
+  EXPECT_EQ(stolen(exec::Strategy::random, true, 3 * F / 4, 2), 1);
+  EXPECT_EQ(stolen(exec::Strategy::cheapest, true, 3 * F / 4, 2), 0);
 }
 
 TEST(Schedule, AVictimsReportedProgressCountsInWhetherAStealPays) {
