@@ -334,16 +334,16 @@ int StealScheduler::steal_cheapest(const Thief& t) {
       // Near a tie the finishing times cannot tell whether a move pays (they are estimates,
       // good to about a step), but its bytes are known: within half the unit's time on the
       // thief, a move that saves bytes is made and one that adds bytes is not.
-      const double net = paid - saved;
+      const double net_bytes = paid - saved;
       const double half = 0.5 * u.flops / t.rate;
       const Candidate c{v,
                         id,
                         steal_cost(plan_, u, copies_[std::size_t(p)], t.resident),
-                        u.flops > 0 ? net / u.flops : 0.0,
+                        u.flops > 0 ? net_bytes / u.flops : 0.0,
                         paid / link_bytes_per_s(p),
-                        net < 0   ? half
-                        : net > 0 ? -half
-                                  : 0.0};
+                        net_bytes < 0   ? half
+                        : net_bytes > 0 ? -half
+                                        : 0.0};
       if (!pays(t, v, u, c.copy_s, c.slack_s)) continue;
       if (!best || better(c, *best)) best = c;
     }
