@@ -234,6 +234,14 @@ bool StealScheduler::pays(const Thief& t, int victim, const Unit& u, double copy
          (v.flops + in_flight(victim, t.now, vrate)) / vrate + slack_s;
 }
 
+bool StealScheduler::left_to_in_place(const Thief& t, int victim, const Unit& u,
+                                      double copy_s) const {
+  const double thief_done = (t.left + u.flops) / t.rate + copy_s;
+  for (const auto& o : t.in_place)
+    if (o.p != victim && o.free_s + u.flops / o.rate <= thief_done) return true;
+  return false;
+}
+
 int StealScheduler::take_from(int victim, std::deque<int>::iterator it) {
   Queue& v = *queues_[std::size_t(victim)];
   const int id = *it;
@@ -345,6 +353,9 @@ int StealScheduler::steal_cheapest(const Thief& t) {
                         : net_bytes > 0 ? -half
                                         : 0.0};
       if (!pays(t, v, u, c.copy_s, c.slack_s)) continue;
+      // A unit that a processor in host memory (not the victim) would finish no later is left
+      // to it: there it moves no bytes, and it pays for that processor too.
+      if (net_bytes > 0 && left_to_in_place(t, v, u, c.copy_s)) continue;
       if (!best || better(c, *best)) best = c;
     }
     if (best) found.push_back(*best);
@@ -380,6 +391,15 @@ int StealScheduler::steal(int p, bool idle) {
     // What runs just before a stolen unit: it goes to the end of the queue, or at once.
     t.resident = q.units.empty() ? q.last : &last_of(units_[std::size_t(q.units.back())]);
   }
+  if (options_.strategy == Strategy::cheapest && copies_[std::size_t(p)])
+    for (int o = 0; o < int(queues_.size()); ++o) {
+      if (o == p || copies_[std::size_t(o)]) continue;
+      const Queue& q = *queues_[std::size_t(o)];
+      std::lock_guard<std::mutex> lock(q.m);
+      const double r = rate(o, t.now);
+      const double unfinished = q.completed_at > 0 ? in_flight(o, t.now, r) : ahead(o);
+      t.in_place.push_back({o, (q.flops + unfinished) / r, r});
+    }
   switch (options_.strategy) {
     case Strategy::random:
       return steal_random(t);

@@ -164,6 +164,13 @@ class StealScheduler {
     double rate = 1;  // flops per second
     double now = 0;
     const Step* resident = nullptr;  // the step it runs just before a unit it steals now
+    // For a copying thief: when each processor that computes in host memory would be done with
+    // what it has (seconds from now), and at what rate (flops per second); empty otherwise.
+    struct InPlace {
+      int p = 0;
+      double free_s = 0, rate = 1;
+    };
+    std::vector<InPlace> in_place;
   };
   const Step& first_of(const Unit& u) const {
     return plan_.processors[std::size_t(u.owner)].steps[u.steps.front()];
@@ -182,6 +189,9 @@ class StealScheduler {
   // victim locked; `copy_s`: what the thief's copies for u add to its finish; `slack_s`: how
   // much later than the victim the thief may finish (negative: how much sooner it must)
   bool pays(const Thief& t, int victim, const Unit& u, double copy_s = 0, double slack_s = 0) const;
+  // Whether a processor in host memory other than the victim would finish u no later than the
+  // copying thief t would (its copies `copy_s` included).
+  bool left_to_in_place(const Thief& t, int victim, const Unit& u, double copy_s) const;
   // A unit taken from another queue for p, or -1; `idle`: p has no step left at all.
   int steal(int p, bool idle);
   int steal_random(const Thief& t);

@@ -300,6 +300,40 @@ TEST(Schedule, CheapestBreaksNearTiesTowardFewerBytes) {
   EXPECT_EQ(stolen(exec::Strategy::cheapest, true, 3 * F / 4, 2), 0);
 }
 
+TEST(Schedule, CheapestLeavesToAProcessorInHostMemoryWhatItWouldFinishNoLater) {
+  // Processor 0 copies and takes its own step of F/4 flops, then steals in advance; processor 1
+  // (copying) has two units of F; processor 2 has one step of F/8 left. Speeds assumed equal
+  // (1,000 flops/s), nothing reported. Taking a unit of processor 1 pays for processor 0 (done
+  // at 1.25 F against 2 F, by more than half a unit); but when processor 2 is in host memory it
+  // would be done with the unit at 1.125 F, sooner and with no bytes to move: `cheapest` leaves
+  // it there, and processor 2 takes it in advance with its own step. `random` does not look.
+  const std::int64_t F = 2048;
+  auto run = [&](exec::Strategy strategy, bool third_copies, int& third_stole) {
+    const auto plan = hand_plan({{step(0, 2, 0, 2, F / 32, false)},
+                                 {step(8, 16, 0, 8, 16, false), step(16, 24, 0, 8, 16, false)},
+                                 {step(40, 42, 40, 42, F / 64, false)}});
+    exec::ScheduleOptions o;
+    o.strategy = strategy;
+    o.speeds = {1e-6, 1e-6, 1e-6};
+    exec::StealScheduler s(plan, exec::make_units(plan, 8), {true, true, third_copies}, o,
+                           clock_now());
+    exec::StepRef r;
+    EXPECT_TRUE(s.next(0, r));
+    EXPECT_FALSE(r.stolen);
+    const int first = s.counts(0).stolen_steps;
+    EXPECT_TRUE(s.next(2, r));
+    EXPECT_FALSE(r.stolen);
+    third_stole = s.counts(2).stolen_steps;
+    return first;
+  };
+  int third = 0;
+  EXPECT_EQ(run(exec::Strategy::cheapest, false, third), 0);
+  EXPECT_EQ(third, 1) << "the processor in host memory takes the unit";
+  EXPECT_EQ(run(exec::Strategy::random, false, third), 1);
+  // With processor 2 copying too, nothing runs the unit for fewer bytes: processor 0 takes it.
+  EXPECT_EQ(run(exec::Strategy::cheapest, true, third), 1);
+}
+
 TEST(Schedule, AVictimsReportedProgressCountsInWhetherAStealPays) {
   // Processor 1 has started a step of 2,048 flops and has one more unit of 2,048; processor 0
   // takes its step of 16 flops. Speeds assumed 1,000 flops/s each, the run one second old.
