@@ -134,13 +134,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   std::int64_t task_tiles = d.run.task_tiles;
   exec::Plan plan;
   try {
-    if (strategy != exec::Strategy::static_plan || task_tiles > 0) {
-      popt.shared_steps = true;
-      if (task_tiles == 0)
-        task_tiles = exec::auto_task_tiles(zones, pr.m, pr.n, pr.k, pr.tile, popt);
-      popt.block_tiles = task_tiles;
-      popt.coarse_head = true;
-    }
+    if (strategy != exec::Strategy::static_plan || task_tiles > 0)
+      task_tiles = exec::plan_for_stealing(popt, zones, pr.m, pr.n, pr.k, pr.tile, task_tiles);
     plan = exec::make_plan(zones, pr.m, pr.n, pr.k, pr.tile, popt);
   } catch (const std::runtime_error& e) {
     throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +

@@ -143,6 +143,16 @@ std::int64_t auto_task_tiles(const std::vector<partition::TileZone>& zones, std:
   return lo;
 }
 
+std::int64_t plan_for_stealing(PlanOptions& options, const std::vector<partition::TileZone>& zones,
+                               std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile,
+                               std::int64_t task_tiles) {
+  options.shared_steps = true;
+  if (task_tiles == 0) task_tiles = auto_task_tiles(zones, m, n, k, tile, options);
+  options.block_tiles = task_tiles;
+  options.coarse_head = true;
+  return task_tiles;
+}
+
 int steal_cost(const Plan& plan, const Unit& u, bool thief_copies, const Step* resident) {
   if (!thief_copies) return 0;
   int missing = u.c_in ? 3 : 2;

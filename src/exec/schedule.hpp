@@ -74,6 +74,13 @@ std::int64_t auto_task_tiles(const std::vector<partition::TileZone>& zones, std:
                              std::int64_t n, std::int64_t k, std::int64_t tile, PlanOptions options,
                              int per_processor = 16, std::int64_t min_side = 512);
 
+// Sets `options` for a plan that stealing can use: steps small enough to move (blocks of
+// task_tiles a side, auto_task_tiles' choice when 0; coarser at the head of each queue) and
+// able to run on any processor. Returns the task tiles used.
+std::int64_t plan_for_stealing(PlanOptions& options, const std::vector<partition::TileZone>& zones,
+                               std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile,
+                               std::int64_t task_tiles);
+
 struct ScheduleOptions {
   Strategy strategy = Strategy::static_plan;
   // Per processor: its speed (GFLOP/s) as the partition assumed it, the rate a steal decision
