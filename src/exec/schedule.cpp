@@ -406,6 +406,7 @@ int StealScheduler::steal(int p, bool idle) {
       if (o == p || copies_[std::size_t(o)]) continue;
       const Queue& q = *queues_[std::size_t(o)];
       std::lock_guard<std::mutex> lock(q.m);
+      if (q.gone) continue;  // nothing is left to a processor that has stopped
       const double r = rate(o, t.now);
       const double unfinished = q.completed_at > 0 ? in_flight(o, t.now, r) : ahead(o);
       t.in_place.push_back({o, (q.flops + unfinished) / r, r});
@@ -464,7 +465,11 @@ bool StealScheduler::next(int p, StepRef& out) {
     if (!stealing) return false;
     // Idle: a unit stolen now is started at once, never queued where another could take it.
     const int id = steal(p, true);
-    if (id < 0) return false;
+    if (id < 0) {
+      std::lock_guard<std::mutex> lock(q.m);
+      q.gone = true;
+      return false;
+    }
     append(p, id, false);
     cur.unit = id;
     cur.pos = 0;

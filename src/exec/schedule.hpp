@@ -158,6 +158,7 @@ class StealScheduler {
     double completed = 0;        // flops of its GEMMs that have ended, as its worker reports
     double completed_at = 0;     // when the last of them ended (0: none yet)
     const Step* last = nullptr;  // the last step handed out (its panels are resident)
+    bool gone = false;           // its lane has stopped asking: it takes nothing more
     StealCounts counts;
   };
   struct Cursor {  // lane-local: the unit being run
