@@ -5,6 +5,7 @@
 // them (two buffers for A panels and two for B, a panel found in either not copied again; old C
 // in where a step needs it, C out where a chain ends). So differences between strategies are
 // differences in what they decide, which steal-bench's timings cannot separate from the load.
+// Every run checks that each step of the plan was handed out once (exit status 3 otherwise).
 //
 //   cuboid-steal-sim --speeds 32.7,31.5 [--dims 2560,2560,2560] [--staged 1] [--off 1.5]
 //                    [--reps 8] [--scenarios right,staged-fast,staged-slow] [--beta 0.5]
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <mutex>
 #include <numeric>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,6 +60,7 @@ struct PanelBuffers {
 struct Outcome {
   double seconds = 0, mib = 0, moved_gflop = 0;
   int stolen_units = 0;
+  std::string error;  // what went wrong in the hand-out, if anything
 };
 
 struct Problem {
@@ -97,12 +100,14 @@ Outcome simulate(const Problem& pr, const exec::Plan& plan, exec::Strategy strat
   const double t0 = now();
   exec::StealScheduler s(plan, exec::make_units(plan, sizeof(double)), copies, o, t0);
   std::vector<double> finish(np), bytes(np);
+  std::vector<std::vector<exec::StepRef>> ran(np);
   std::vector<std::thread> threads;
   for (std::size_t p = 0; p < np; ++p)
     threads.emplace_back([&, p] {
       PanelBuffers a, b;
       for (exec::StepRef r; s.next(int(p), r);) {
         const exec::Step& st = *r.step;
+        ran[p].push_back(r);
         if (copies[p]) {
           const double e = sizeof(double), block = e * double(st.c.rows() * st.c.cols());
           bytes[p] +=
@@ -118,6 +123,18 @@ Outcome simulate(const Problem& pr, const exec::Plan& plan, exec::Strategy strat
     });
   for (auto& t : threads) t.join();
   Outcome out;
+  // Every step of the plan handed out once, marked stolen exactly when it ran off its owner.
+  std::set<const exec::Step*> seen;
+  std::size_t steps = 0;
+  for (const auto& pp : plan.processors) steps += pp.steps.size();
+  for (std::size_t p = 0; p < np; ++p)
+    for (const exec::StepRef& r : ran[p]) {
+      if (!seen.insert(r.step).second) out.error = "a step was handed out twice";
+      if (r.stolen != (r.owner != int(p)))
+        out.error = "a step's stolen mark disagrees with its owner";
+    }
+  if (out.error.empty() && seen.size() != steps)
+    out.error = fmt::format("{} of {} steps were handed out", seen.size(), steps);
   out.seconds = *std::max_element(finish.begin(), finish.end());
   out.mib = std::accumulate(bytes.begin(), bytes.end(), 0.0) / (1024.0 * 1024.0);
   for (std::size_t p = 0; p < np; ++p) {
@@ -189,8 +206,14 @@ int main(int argc, char** argv) {
   // The reference: the static plan made with the right speeds.
   std::vector<double> ref;
   const exec::Plan ref_plan = plan_for(pr, right, false);
-  for (int i = 0; i < 3; ++i)
-    ref.push_back(simulate(pr, ref_plan, exec::Strategy::static_plan, right, right, 1).seconds);
+  for (int i = 0; i < 3; ++i) {
+    const Outcome o = simulate(pr, ref_plan, exec::Strategy::static_plan, right, right, 1);
+    if (!o.error.empty()) {
+      std::fprintf(stderr, "cuboid-steal-sim: static, right speeds: %s\n", o.error.c_str());
+      return 3;
+    }
+    ref.push_back(o.seconds);
+  }
   const double reference = median(ref);
   std::printf(
       "host + %d staged, %lldx%lldx%lld, right speeds %s GFLOP/s, off by %.2fx, %d runs "
@@ -213,6 +236,11 @@ int main(int argc, char** argv) {
       std::vector<double> t, mib, moved, units;
       for (int r = 0; r < n; ++r) {
         const Outcome o = simulate(pr, plan, strategy, told, right, std::uint64_t(r) + 1);
+        if (!o.error.empty()) {
+          std::fprintf(stderr, "cuboid-steal-sim: %s, %s: %s\n", scen.c_str(),
+                       std::string(exec::to_string(strategy)).c_str(), o.error.c_str());
+          return 3;
+        }
         t.push_back(o.seconds / reference);
         mib.push_back(o.mib);
         moved.push_back(o.moved_gflop);
