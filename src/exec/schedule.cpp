@@ -408,8 +408,7 @@ int StealScheduler::steal(int p, bool idle) {
       std::lock_guard<std::mutex> lock(q.m);
       if (q.gone) continue;  // nothing is left to a processor that has stopped
       const double r = rate(o, t.now);
-      const double unfinished = q.completed_at > 0 ? in_flight(o, t.now, r) : ahead(o);
-      t.in_place.push_back({o, (q.flops + unfinished) / r, r});
+      t.in_place.push_back({o, (q.flops + in_flight(o, t.now, r)) / r, r});
     }
   switch (options_.strategy) {
     case Strategy::random:
