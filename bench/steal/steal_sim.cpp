@@ -23,15 +23,12 @@
 
 #include "app/setup.hpp"
 #include "exec/schedule.hpp"
+#include "exec/worker.hpp"
 #include "partition/strategy.hpp"
 
 using namespace cuboid;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The staged worker's panel buffers of one kind: which blocks they hold, and the one the last
 // step read (a new panel goes to the other).
@@ -97,7 +94,7 @@ Outcome simulate(const Problem& pr, const exec::Plan& plan, exec::Strategy strat
   o.seed = seed;
   std::vector<bool> copies(np, true);
   copies[0] = false;
-  const double t0 = now();
+  const double t0 = exec::now_seconds();
   exec::StealScheduler s(plan, exec::make_units(plan, sizeof(double)), copies, o, t0);
   std::vector<double> finish(np), bytes(np);
   std::vector<std::vector<exec::StepRef>> ran(np);
@@ -119,7 +116,7 @@ Outcome simulate(const Problem& pr, const exec::Plan& plan, exec::Strategy strat
         std::this_thread::sleep_for(std::chrono::duration<double>(st.flops() / (rate[p] * 1e9)));
         s.done(int(p), st.flops());
       }
-      finish[p] = now() - t0;
+      finish[p] = exec::now_seconds() - t0;
     });
   for (auto& t : threads) t.join();
   Outcome out;
