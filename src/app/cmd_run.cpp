@@ -285,6 +285,9 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     p.predicted_s = pp.flops / (w[q] * 1e9);
     p.stolen_steps = ws.stolen_steps, p.lost_steps = ws.lost_steps;
     p.stolen_flops = ws.stolen_flops, p.steal_bytes = ws.steal_bytes;
+    for (const exec::StealRecord& r : ws.steals)
+      p.steals.push_back({r.at_s, r.victim, r.steps, r.flops, r.bytes, r.thief_done_s,
+                          r.victim_done_s, r.thief_gflops, r.victim_gflops, r.idle});
     rec.processors.push_back(p);
   }
   report::describe_process(rec);

@@ -178,6 +178,7 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
       const StealCounts c = stealer->counts(int(q));
       auto& w = result.workers[q];
       w.stolen_steps = c.stolen_steps, w.lost_steps = c.lost_steps, w.stolen_flops = c.stolen_flops;
+      w.steals = c.steals;
     }
 
   const double t1 = now_seconds();

@@ -172,7 +172,8 @@ StealScheduler::StealScheduler(const Plan& plan, std::vector<Unit> units, std::v
       options_(options),
       t0_(t0),
       cursors_(plan.processors.size()),
-      moved_(units_.size(), 0) {
+      moved_(units_.size(), 0),
+      taking_(plan.processors.size()) {
   const std::size_t np = plan.processors.size();
   if (copies_.size() != np)
     throw std::invalid_argument("schedule: one copies flag per processor expected");
@@ -252,10 +253,26 @@ bool StealScheduler::left_to_in_place(const Thief& t, int victim, const Unit& u,
   return false;
 }
 
-int StealScheduler::take_from(int victim, std::deque<int>::iterator it) {
+int StealScheduler::take_from(const Thief& t, int victim, std::deque<int>::iterator it) {
   Queue& v = *queues_[std::size_t(victim)];
   const int id = *it;
   const Unit& u = units_[std::size_t(id)];
+  StealRecord& r = taking_[std::size_t(t.p)];
+  const double vrate = rate(victim, t.now);
+  r.at_s = t.now - t0_;
+  r.victim = victim;
+  r.steps = int(u.steps.size());
+  r.flops = u.flops;
+  r.bytes =
+      copies_[std::size_t(t.p)]
+          ? u.bytes -
+                (t.resident ? shared_panel_bytes(*t.resident, first_of(u), u.element_bytes) : 0.0)
+          : 0.0;
+  r.thief_done_s = (t.left + u.flops) / t.rate;
+  r.victim_done_s = (v.flops + in_flight(victim, t.now, vrate)) / vrate;
+  r.thief_gflops = t.rate / 1e9;
+  r.victim_gflops = vrate / 1e9;
+  r.idle = t.idle;
   v.units.erase(it);
   moved_[std::size_t(id)] = 1;
   v.flops -= u.flops;
@@ -275,6 +292,7 @@ void StealScheduler::append(int p, int id, bool queue) {
   q.counts.stolen_steps += int(u.steps.size());
   q.counts.stolen_units += 1;
   q.counts.stolen_flops += u.flops;
+  q.counts.steals.push_back(taking_[std::size_t(p)]);
 }
 
 int StealScheduler::steal_random(const Thief& t) {
@@ -290,7 +308,7 @@ int StealScheduler::steal_random(const Thief& t) {
     auto last = std::find_if(q.units.rbegin(), q.units.rend(),
                              [&](int id) { return !moved_[std::size_t(id)]; });
     if (last == q.units.rend()) continue;
-    if (pays(t, v, units_[std::size_t(*last)])) return take_from(v, std::prev(last.base()));
+    if (pays(t, v, units_[std::size_t(*last)])) return take_from(t, v, std::prev(last.base()));
   }
   return -1;
 }
@@ -377,7 +395,7 @@ int StealScheduler::steal_cheapest(const Thief& t) {
     std::lock_guard<std::mutex> lock(q.m);
     auto it = std::find(q.units.begin(), q.units.end(), c.unit);
     if (it != q.units.end() && pays(t, c.victim, units_[std::size_t(c.unit)], c.copy_s, c.slack_s))
-      return take_from(c.victim, it);
+      return take_from(t, c.victim, it);
   }
   // Nothing pays, or what did was taken meanwhile by another thief: then the victims' last.
   return found.empty() ? -1 : steal_random(t);
@@ -387,6 +405,7 @@ int StealScheduler::steal(int p, bool idle) {
   Thief t;
   t.p = p;
   t.now = seconds_now();
+  t.idle = idle;
   {
     Queue& q = *queues_[std::size_t(p)];
     std::lock_guard<std::mutex> lock(q.m);

@@ -127,10 +127,26 @@ class PlanSteps final : public StepSource {
   std::size_t i_ = 0;
 };
 
+// One steal as its thief decided it: what the run's JSON lists, so that a run that moved more
+// (or less) than balances can be read back.
+struct StealRecord {
+  double at_s = 0;  // when, from the run's start
+  int victim = 0, steps = 0;
+  double flops = 0;
+  double bytes = 0;  // what the thief expected to copy for it (0: it computes in host memory)
+  // The estimates compared (seconds from the decision): when the thief would finish the unit
+  // after what it had (its copies not counted), and when the victim would finish all it had,
+  // the unit included; and the rates (GFLOP/s) behind them.
+  double thief_done_s = 0, victim_done_s = 0;
+  double thief_gflops = 0, victim_gflops = 0;
+  bool idle = false;  // taken with nothing left to run (otherwise in advance)
+};
+
 struct StealCounts {
   int stolen_steps = 0, lost_steps = 0;  // taken from others' queues, taken from its queue
   int stolen_units = 0, lost_units = 0;
   double stolen_flops = 0;
+  std::vector<StealRecord> steals;  // those it took, in order
 };
 
 // The queues of one run. next(p, ...) is called by processor p's lane only; queues are locked
@@ -171,6 +187,7 @@ class StealScheduler {
     double left = 0;  // flops it has not done (queued, and handed out but maybe not done)
     double rate = 1;  // flops per second
     double now = 0;
+    bool idle = false;
     const Step* resident = nullptr;  // the step it runs just before a unit it steals now
     // For a copying thief: when each processor that computes in host memory would be done with
     // what it has (seconds from now), and at what rate (flops per second); empty otherwise.
@@ -204,7 +221,8 @@ class StealScheduler {
   int steal(int p, bool idle);
   int steal_random(const Thief& t);
   int steal_cheapest(const Thief& t);
-  int take_from(int victim, std::deque<int>::iterator it);  // victim locked
+  // victim locked; records the decision for t's append()
+  int take_from(const Thief& t, int victim, std::deque<int>::iterator it);
   // Counts a stolen unit as p's; `queue`: appended to p's queue (else p starts it at once).
   void append(int p, int unit, bool queue);
 
@@ -219,6 +237,7 @@ class StealScheduler {
   // or work stolen in advance could pass from thief to thief.
   std::vector<char> moved_;
   std::vector<std::mt19937_64> rng_;
+  std::vector<StealRecord> taking_;  // per processor, lane-local: the steal append() counts
 };
 
 }  // namespace cuboid::exec

@@ -37,6 +37,7 @@ struct WorkerStats {
   double steal_bytes = 0;
   int stolen_steps = 0, lost_steps = 0;
   double stolen_flops = 0;
+  std::vector<StealRecord> steals;  // the decisions behind its stolen steps
 };
 
 template <class Scalar>

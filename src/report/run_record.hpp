@@ -26,6 +26,16 @@ struct ProcessorRecord {
   // its queue, and the bytes it copied in and out to run the steps it took.
   int stolen_steps = 0, lost_steps = 0;
   double stolen_flops = 0, steal_bytes = 0;
+  // Each steal it made, as decided: when (s from the run's start), from whom, how much, and
+  // the estimates that made it pay (see exec::StealRecord).
+  struct Steal {
+    double at_s = 0;
+    int victim = 0, steps = 0;
+    double flops = 0, bytes = 0;
+    double thief_done_s = 0, victim_done_s = 0, thief_gflops = 0, victim_gflops = 0;
+    bool idle = false;
+  };
+  std::vector<Steal> steals;
   bool copies() const { return copy_s > 0; }
   double hidden_copy_fraction() const { return copies() ? 1.0 - stall_s / copy_s : 0.0; }
 };

@@ -154,6 +154,20 @@ nlohmann::json to_json(const RunRecord& r) {
                  {"partition_s", r.partition_s}};
   j["processors"] = json::array();
   for (const auto& p : r.processors) {
+    json steals = json::array();
+    for (const auto& s : p.steals)
+      steals.push_back({{"at_s", s.at_s},
+                        {"victim", s.victim >= 0 && std::size_t(s.victim) < r.processors.size()
+                                       ? json(r.processors[std::size_t(s.victim)].name)
+                                       : json(s.victim)},
+                        {"steps", s.steps},
+                        {"flops", s.flops},
+                        {"bytes", s.bytes},
+                        {"thief_done_s", s.thief_done_s},
+                        {"victim_done_s", s.victim_done_s},
+                        {"thief_gflops", s.thief_gflops},
+                        {"victim_gflops", s.victim_gflops},
+                        {"idle", s.idle}});
     j["processors"].push_back(
         {{"name", p.name},
          {"kind", p.kind},
@@ -179,7 +193,8 @@ nlohmann::json to_json(const RunRecord& r) {
          {"stolen_steps", p.stolen_steps},
          {"lost_steps", p.lost_steps},
          {"stolen_flops", p.stolen_flops},
-         {"steal_bytes", p.steal_bytes}});
+         {"steal_bytes", p.steal_bytes},
+         {"steals", steals}});
   }
   j["partition"] = {{"algorithm", r.algorithm},
                     {"discretization", r.discretization},

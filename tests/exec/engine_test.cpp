@@ -610,6 +610,10 @@ StealTotals stealing_runs(const StealCase& c, int runs) {
       for (std::size_t q = 0; q < specs.size(); ++q) {
         t.stolen[q] += res.workers[q].stolen_steps;
         t.lost[q] += res.workers[q].lost_steps;
+        // The engine passes each steal's record on, one per unit with the steps counted.
+        int steps = 0;
+        for (const exec::StealRecord& sr : res.workers[q].steals) steps += sr.steps;
+        EXPECT_EQ(steps, res.workers[q].stolen_steps) << c.name << " processor " << q;
       }
       const bool same = std::memcmp(C.data(), ref.data(), C.span() * sizeof(double)) == 0;
       const auto v = exec::validate(A, B, C0, C, c.alpha, c.beta, int(specs.size()));

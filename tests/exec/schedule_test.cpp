@@ -334,6 +334,48 @@ TEST(Schedule, CheapestLeavesToAProcessorInHostMemoryWhatItWouldFinishNoLater) {
   EXPECT_EQ(run(exec::Strategy::cheapest, true, third), 1);
 }
 
+TEST(Schedule, EveryStealIsRecordedWithTheEstimatesThatMadeItPay) {
+  // A copying processor 0 with nothing of its own steals from processor 1 (in host memory).
+  for (auto strategy : {exec::Strategy::random, exec::Strategy::cheapest}) {
+    SCOPED_TRACE(std::string(exec::to_string(strategy)));
+    auto theirs = three_units();
+    for (exec::Step x : three_units()) {  // three more, on other rows
+      x.c.i0 += 32, x.c.i1 += 32;
+      theirs.push_back(x);
+    }
+    const auto plan = hand_plan({{}, theirs});
+    const auto units = exec::make_units(plan, 8);
+    exec::ScheduleOptions o;
+    o.strategy = strategy;
+    exec::StealScheduler s(plan, units, {true, false}, o, clock_now());
+    exec::StepRef ref;
+    ASSERT_TRUE(s.next(0, ref));  // idle: steals at once, and one more in advance
+    const exec::StealCounts c = s.counts(0);
+    ASSERT_EQ(int(c.steals.size()), c.stolen_units);
+    ASSERT_GE(c.steals.size(), 2u);
+    EXPECT_TRUE(c.steals[0].idle);
+    EXPECT_FALSE(c.steals[1].idle);
+    double flops = 0;
+    for (const exec::StealRecord& r : c.steals) {
+      flops += r.flops;
+      EXPECT_EQ(r.victim, 1);
+      EXPECT_EQ(r.steps, 1);
+      EXPECT_GE(r.at_s, 0.0);
+      EXPECT_GT(r.bytes, 0.0) << "a copying thief copies what it takes";
+      EXPECT_GT(r.thief_gflops, 0.0);
+      EXPECT_GT(r.victim_gflops, 0.0);
+      EXPECT_LT(r.thief_done_s, r.victim_done_s) << "a steal that did not pay was made";
+    }
+    EXPECT_DOUBLE_EQ(flops, c.stolen_flops);
+    // The first unit taken had nothing of the thief's before it: all its bytes.
+    const exec::Step* first = ref.step;
+    for (const exec::Unit& u : units)
+      if (&plan.processors[1].steps[u.steps.front()] == first)
+        EXPECT_DOUBLE_EQ(c.steals[0].bytes, u.bytes);
+    EXPECT_TRUE(s.counts(1).steals.empty()) << "processor 1 stole nothing";
+  }
+}
+
 TEST(Schedule, AVictimsReportedProgressCountsInWhetherAStealPays) {
   // Processor 1 has started a step of 2,048 flops and has one more unit of 2,048; processor 0
   // takes its step of 16 flops. Speeds assumed 1,000 flops/s each, the run one second old.
