@@ -9,6 +9,7 @@
 //
 //   cuboid-steal-sim --speeds 32.7,31.5 [--dims 2560,2560,2560] [--staged 1] [--off 1.5]
 //                    [--reps 8] [--scenarios right,staged-fast,staged-slow] [--beta 0.5]
+//                    [--algorithm nrrp3d] [--discretization precise]
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -64,6 +65,8 @@ struct Problem {
   std::int64_t m = 2560, n = 2560, k = 2560, tile = 256, task_tiles = 0;
   double beta = 0.5, link_gbs = 4;
   int staged = 1;
+  partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
+  partition::Discretization discretization = partition::Discretization::precise;
 };
 
 exec::Plan plan_for(const Problem& pr, const std::vector<double>& told, bool stealing) {
@@ -75,8 +78,7 @@ exec::Plan plan_for(const Problem& pr, const std::vector<double>& told, bool ste
   o.beta_is_zero = pr.beta == 0.0;
   const partition::TileExtent t{(pr.m + pr.tile - 1) / pr.tile, (pr.n + pr.tile - 1) / pr.tile,
                                 (pr.k + pr.tile - 1) / pr.tile};
-  const auto zones = partition::partition_tiles(partition::Algorithm::nrrp3d,
-                                                partition::Discretization::precise, told, t);
+  const auto zones = partition::partition_tiles(pr.algorithm, pr.discretization, told, t);
   if (stealing) exec::plan_for_stealing(o, zones, pr.m, pr.n, pr.k, pr.tile, pr.task_tiles);
   return exec::make_plan(zones, pr.m, pr.n, pr.k, pr.tile, o);
 }
@@ -190,7 +192,20 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({"right", "staged-fast", "staged-slow"}))
       ->capture_default_str();
+  std::string algorithm = "nrrp3d", discretization = "precise";
+  app.add_option("--algorithm", algorithm, "partition.algorithm")
+      ->check([](const std::string& x) {
+        return partition::parse_algorithm(x) ? std::string() : "not a partition algorithm";
+      })
+      ->capture_default_str();
+  app.add_option("--discretization", discretization, "partition.discretization")
+      ->check([](const std::string& x) {
+        return partition::parse_discretization(x) ? std::string() : "not a discretisation";
+      })
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  pr.algorithm = *partition::parse_algorithm(algorithm);
+  pr.discretization = *partition::parse_discretization(discretization);
   if (right.size() != std::size_t(pr.staged) + 1) {
     std::fprintf(stderr, "cuboid-steal-sim: --speeds: %d values expected (host, staged...)\n",
                  pr.staged + 1);
@@ -213,10 +228,10 @@ int main(int argc, char** argv) {
   }
   const double reference = median(ref);
   std::printf(
-      "host + %d staged, %lldx%lldx%lld, right speeds %s GFLOP/s, off by %.2fx, %d runs "
+      "host + %d staged, %lldx%lldx%lld, %s %s, right speeds %s GFLOP/s, off by %.2fx, %d runs "
       "per stealing cell; static with the right speeds: %.3f s\n\n",
-      pr.staged, (long long)pr.m, (long long)pr.n, (long long)pr.k, speeds_text.c_str(), off, reps,
-      reference);
+      pr.staged, (long long)pr.m, (long long)pr.n, (long long)pr.k, algorithm.c_str(),
+      discretization.c_str(), speeds_text.c_str(), off, reps, reference);
   std::printf(
       "| scenario | schedule | time / static, right speeds | MiB copied (mean) | GFLOP "
       "moved | units stolen |\n|---|---|---|---|---|---|\n");
