@@ -137,8 +137,9 @@ Outcome simulate(const Problem& pr, const exec::Plan& plan, exec::Strategy strat
   out.seconds = *std::max_element(finish.begin(), finish.end());
   out.mib = std::accumulate(bytes.begin(), bytes.end(), 0.0) / (1024.0 * 1024.0);
   for (std::size_t p = 0; p < np; ++p) {
-    out.moved_gflop += s.counts(int(p)).stolen_flops / 1e9;
-    out.stolen_units += s.counts(int(p)).stolen_units;
+    const exec::StealCounts c = s.counts(int(p));  // a copy: it holds the steal records too
+    out.moved_gflop += c.stolen_flops / 1e9;
+    out.stolen_units += c.stolen_units;
   }
   return out;
 }

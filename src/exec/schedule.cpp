@@ -226,6 +226,16 @@ double StealScheduler::in_flight(int p, double now, double p_rate) const {
   return std::max(0.0, q.handed - q.completed - running);
 }
 
+double StealScheduler::finish_in(int p, double now, double p_rate) const {
+  return (queues_[std::size_t(p)]->flops + in_flight(p, now, p_rate)) / p_rate;
+}
+
+double StealScheduler::thief_bytes(const Thief& t, const Unit& u) const {
+  if (!copies_[std::size_t(t.p)]) return 0;
+  return u.bytes -
+         (t.resident ? shared_panel_bytes(*t.resident, first_of(u), u.element_bytes) : 0.0);
+}
+
 void StealScheduler::done(int p, double flops) {
   Queue& q = *queues_[std::size_t(p)];
   const double t = seconds_now();
@@ -239,15 +249,12 @@ void StealScheduler::done(int p, double flops) {
 // sooner. So a slow processor does not take the last unit of a fast one.
 bool StealScheduler::pays(const Thief& t, int victim, const Unit& u, double copy_s,
                           double slack_s) const {
-  const Queue& v = *queues_[std::size_t(victim)];
-  const double vrate = rate(victim, t.now);
-  return (t.left + u.flops) / t.rate + copy_s <
-         (v.flops + in_flight(victim, t.now, vrate)) / vrate + slack_s;
+  return t.done_with(u) + copy_s < finish_in(victim, t.now, rate(victim, t.now)) + slack_s;
 }
 
 bool StealScheduler::left_to_in_place(const Thief& t, int victim, const Unit& u,
                                       double copy_s) const {
-  const double thief_done = (t.left + u.flops) / t.rate + copy_s;
+  const double thief_done = t.done_with(u) + copy_s;
   for (const auto& o : t.in_place)
     if (o.p != victim && o.free_s + u.flops / o.rate <= thief_done) return true;
   return false;
@@ -263,13 +270,9 @@ int StealScheduler::take_from(const Thief& t, int victim, std::deque<int>::itera
   r.victim = victim;
   r.steps = int(u.steps.size());
   r.flops = u.flops;
-  r.bytes =
-      copies_[std::size_t(t.p)]
-          ? u.bytes -
-                (t.resident ? shared_panel_bytes(*t.resident, first_of(u), u.element_bytes) : 0.0)
-          : 0.0;
-  r.thief_done_s = (t.left + u.flops) / t.rate;
-  r.victim_done_s = (v.flops + in_flight(victim, t.now, vrate)) / vrate;
+  r.bytes = thief_bytes(t, u);
+  r.thief_done_s = t.done_with(u);
+  r.victim_done_s = finish_in(victim, t.now, vrate);
   r.thief_gflops = t.rate / 1e9;
   r.victim_gflops = vrate / 1e9;
   r.idle = t.idle;
@@ -353,7 +356,7 @@ int StealScheduler::steal_cheapest(const Thief& t) {
       // neighbours will then share with each other; the thief pays them less what its own last
       // step shares.
       const std::size_t eb = u.element_bytes;
-      double saved = 0, paid = 0;
+      double saved = 0;
       if (copies_[std::size_t(v)]) {
         const Step* before = i > 0 ? &last_of(units_[std::size_t(q.units[i - 1])]) : q.last;
         const Step* after =
@@ -363,8 +366,7 @@ int StealScheduler::steal_cheapest(const Thief& t) {
         if (after) saved -= shared_panel_bytes(last_of(u), *after, eb);
         if (before && after) saved += shared_panel_bytes(*before, *after, eb);
       }
-      if (copies_[std::size_t(p)])
-        paid = u.bytes - (t.resident ? shared_panel_bytes(*t.resident, first_of(u), eb) : 0.0);
+      const double paid = thief_bytes(t, u);
       // Near the end of a run nothing hides a stolen unit's copies: a unit that pays only in
       // flops (the last ones taken) is left where its data is.
       // Near a tie the finishing times cannot tell whether a move pays (they are estimates,
@@ -427,7 +429,7 @@ int StealScheduler::steal(int p, bool idle) {
       std::lock_guard<std::mutex> lock(q.m);
       if (q.gone) continue;  // nothing is left to a processor that has stopped
       const double r = rate(o, t.now);
-      t.in_place.push_back({o, (q.flops + in_flight(o, t.now, r)) / r, r});
+      t.in_place.push_back({o, finish_in(o, t.now, r), r});
     }
   switch (options_.strategy) {
     case Strategy::random:

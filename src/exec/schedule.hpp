@@ -196,6 +196,8 @@ class StealScheduler {
       double free_s = 0, rate = 1;
     };
     std::vector<InPlace> in_place;
+    // Seconds from now until it would finish u after what it has (its copies not counted).
+    double done_with(const Unit& u) const { return (left + u.flops) / rate; }
   };
   const Step& first_of(const Unit& u) const {
     return plan_.processors[std::size_t(u.owner)].steps[u.steps.front()];
@@ -209,6 +211,8 @@ class StealScheduler {
   // reported a GEMM done, every step it was handed and may still run counts as not done.
   double ahead(int p) const;
   double in_flight(int p, double now, double p_rate) const;  // p_rate: rate(p, now)
+  // p locked: seconds from `now` until p is done with all it has, at p_rate (rate(p, now)).
+  double finish_in(int p, double now, double p_rate) const;
   double link_bytes_per_s(int p) const;  // infinite when its copies are not counted
   double rate(int p, double now) const;
   // victim locked; `copy_s`: what the thief's copies for u add to its finish; `slack_s`: how
@@ -217,6 +221,8 @@ class StealScheduler {
   // Whether a processor in host memory other than the victim would finish u no later than the
   // copying thief t would (its copies `copy_s` included).
   bool left_to_in_place(const Thief& t, int victim, const Unit& u, double copy_s) const;
+  // Bytes thief t copies to run u after the step it holds (0 for a thief in host memory).
+  double thief_bytes(const Thief& t, const Unit& u) const;
   // A unit taken from another queue for p, or -1; `idle`: p has no step left at all.
   int steal(int p, bool idle);
   int steal_random(const Thief& t);

@@ -369,9 +369,11 @@ TEST(Schedule, EveryStealIsRecordedWithTheEstimatesThatMadeItPay) {
     EXPECT_DOUBLE_EQ(flops, c.stolen_flops);
     // The first unit taken had nothing of the thief's before it: all its bytes.
     const exec::Step* first = ref.step;
-    for (const exec::Unit& u : units)
-      if (&plan.processors[1].steps[u.steps.front()] == first)
+    for (const exec::Unit& u : units) {
+      if (&plan.processors[1].steps[u.steps.front()] == first) {
         EXPECT_DOUBLE_EQ(c.steals[0].bytes, u.bytes);
+      }
+    }
     EXPECT_TRUE(s.counts(1).steals.empty()) << "processor 1 stole nothing";
   }
 }
