@@ -606,10 +606,15 @@ std::string Deck::at(const std::string& key) const {
   return it != where.end() ? it->second + ": " + key : location(key);
 }
 
-Deck parse_deck(const std::string& text, const std::string& name,
+Deck parse_deck(const std::string& with_bom, const std::string& name,
                 const std::vector<std::string>& overrides) {
   Deck deck;
   deck.path = name;
+  // A UTF-8 byte-order mark (some Windows editors write one) is valid TOML only at the very
+  // start. It is dropped before anything counts lines or columns, so that positions on the
+  // first line are those an editor shows, and so that require_ascii does not refuse it.
+  const std::string text =
+      with_bom.compare(0, 3, "\xEF\xBB\xBF") == 0 ? with_bom.substr(3) : with_bom;
   require_ascii(text, name);
   toml::table root;
   try {

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "deck/deck.hpp"
@@ -272,6 +275,51 @@ TEST(Deck, MissingFileIsNamed) {
   } catch (const cuboid::Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/deck.toml: cannot open"), std::string::npos);
   }
+}
+
+// A UTF-8 byte-order mark at the start of the file is valid TOML (editors on Windows write one).
+const std::string kBom = "\xEF\xBB\xBF";
+
+TEST(Deck, ByteOrderMarkIsSkipped) {
+  const Deck d = parse_deck(kBom + "[problem]\nm = 31\n", "bom.toml");
+  EXPECT_EQ(d.problem.m, 31);
+  // The same through the file reader, as `cuboid run` reads a deck.
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("cuboid-deck-bom-" + std::to_string(::getpid()) + ".toml");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << kBom << "# saved by an editor that writes a BOM\n[problem]\nn = 33\n";
+  }
+  Deck loaded;
+  EXPECT_NO_THROW(loaded = cuboid::deck::load_deck(path.string()));
+  std::filesystem::remove(path);
+  EXPECT_EQ(loaded.problem.n, 33);
+}
+
+// Errors in a deck with a BOM name the same line and column as without one (the BOM is no
+// column of line 1), whichever check finds them: toml++'s parser, a key's check, or the
+// refusal of non-ASCII text.
+TEST(Deck, ByteOrderMarkKeepsPositions) {
+  const struct {
+    std::string text, expected;
+  } cases[] = {
+      {"[problem]\nmm = 4\n", "bad.toml:2:6: problem.mm: unknown key"},
+      {"[problem]\nm = 4 4\n", "bad.toml:2:7: "},
+      {"[problem]\nk = \"\xC3\xA9\"\n", "bad.toml:2:6: a non-ASCII character"},
+      {"[problem] x\nm = 4\n", "bad.toml:1:11: "},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const std::string plain = error_of(c.text);
+    EXPECT_EQ(plain.rfind(c.expected, 0), 0u) << "message was: " << plain;
+    EXPECT_EQ(error_of(kBom + c.text), plain);
+  }
+}
+
+// Only at the very start: a BOM anywhere else is a non-ASCII character like any other.
+TEST(Deck, ByteOrderMarkOnlyAtTheStart) {
+  EXPECT_EQ(error_of("[problem]\n" + kBom + "m = 4\n").rfind("bad.toml:2:1: a non-ASCII", 0), 0u);
+  EXPECT_EQ(error_of(kBom + kBom + "[problem]\n").rfind("bad.toml:1:1: a non-ASCII", 0), 0u);
 }
 
 TEST(Deck, EveryShippedDeckParses) {
