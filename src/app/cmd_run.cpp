@@ -11,6 +11,7 @@
 #include "app/auto_partition.hpp"
 #include "app/estimates.hpp"
 #include "app/kokkos_session.hpp"
+#include "app/records.hpp"
 #include "app/run_command.hpp"
 #include "app/setup.hpp"
 #include "exec/engine.hpp"
@@ -18,6 +19,8 @@
 #include "exec/schedule.hpp"
 #include "exec/validate.hpp"
 #include "partition/metrics.hpp"
+#include "pipeline/figures.hpp"
+#include "pipeline/local_multiply.hpp"
 #include "report/kokkos_facts.hpp"
 #include "report/run_report.hpp"
 #include "util/atomic_output.hpp"
@@ -58,180 +61,100 @@ std::string bitwise_hash(const exec::HostMatrix<Scalar>& C) {
   return fmt::format("{:016x}", h);
 }
 
-template <class Scalar>
-void run_deck(const deck::Deck& d, const RunOptions& opt) {
+std::string describe_problem(const deck::Problem& pr) {
+  return "problem m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) +
+         " k=" + std::to_string(pr.k) + " (" + deck::to_string(pr.precision) + ")";
+}
+
+// Host memory for A, B, C, the original C (for repetitions and validation) and the check's own;
+// refuses a problem that would not fit. Returns the bytes.
+double require_matrices_fit(const deck::Deck& d, std::size_t elem) {
   const auto& pr = d.problem;
-  std::ostream& progress = std::cerr;
-  const std::size_t elem = sizeof(Scalar);
+  const double bytes = double(elem) * (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
+                                       2.0 * double(pr.m) * double(pr.n)) +
+                       (d.run.validate ? exec::validation_bytes(pr.m, pr.n, pr.k, elem) : 0.0);
+  require_host_memory(
+      bytes, d.at("problem.m"),
+      describe_problem(pr) + " with A, B and C" + (d.run.validate ? " and its check" : ""),
+      "use smaller problem.m, problem.n, problem.k");
+  return bytes;
+}
 
-  // Host memory: A, B, C, the original C (for repetitions and validation), the check's own.
-  const double matrices =
-      double(elem) * (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
-                      2.0 * double(pr.m) * double(pr.n)) +
-      (d.run.validate ? exec::validation_bytes(pr.m, pr.n, pr.k, elem) : 0.0);
-  const std::string problem = "problem m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) +
-                              " k=" + std::to_string(pr.k) + " (" + deck::to_string(pr.precision) +
-                              ")";
-  require_host_memory(matrices, d.at("problem.m"),
-                      problem + " with A, B and C" + (d.run.validate ? " and its check" : ""),
-                      "use smaller problem.m, problem.n, problem.k");
-
-  auto specs = processors_of(d);
-  const partition::TileExtent tiles{ceil_div(pr.m, pr.tile), ceil_div(pr.n, pr.tile),
-                                    ceil_div(pr.k, pr.tile)};
+void require_a_task_each(const deck::Deck& d, std::size_t processors,
+                         const partition::TileExtent& tiles) {
   // The deck bounds the task count (at most 10^15), so this product does not overflow.
-  const std::int64_t task_count = tiles[0] * tiles[1] * tiles[2];
-  if (std::int64_t(specs.size()) > task_count)
-    throw Error(d.at("platform.processors") + ": " + std::to_string(specs.size()) +
-                " processors but only " + std::to_string(task_count) + " tile task" +
-                (task_count == 1 ? "" : "s") + " (" + std::to_string(tiles[0]) + "x" +
+  const std::int64_t tasks = tiles[0] * tiles[1] * tiles[2];
+  if (std::int64_t(processors) > tasks)
+    throw Error(d.at("platform.processors") + ": " + std::to_string(processors) +
+                " processors but only " + std::to_string(tasks) + " tile task" +
+                (tasks == 1 ? "" : "s") + " (" + std::to_string(tiles[0]) + "x" +
                 std::to_string(tiles[1]) + "x" + std::to_string(tiles[2]) + " tiles of " +
-                std::to_string(pr.tile) + "): list fewer processors or use a smaller problem.tile");
+                std::to_string(d.problem.tile) +
+                "): list fewer processors or use a smaller problem.tile");
+}
 
-  Stopwatch clock;
-  const auto speeds = speeds_for<Scalar>(d, specs, false, progress);
-  const double calibration_s = clock.seconds();
-  check_speeds(d, speeds);
-  std::vector<double> w;
-  for (const auto& s : speeds) w.push_back(s.gflops);
-
-  // Partition the tile cuboid, then turn zones into steps.
-  clock.restart();
-  partition::Algorithm algorithm = d.partition.algorithm;
-  partition::Discretization discretization = d.partition.discretization;
-  AutoChoice choice;
-  if (d.partition.is_auto()) {
-    choice = choose_partition(d, specs, w, elem);
-    algorithm = choice.algorithm;
-    discretization = choice.discretization;
-    progress << fmt::format("partition: auto chose {} + {} (model {:.4f} s)\n",
-                            partition::to_string(algorithm), partition::to_string(discretization),
-                            choice.ranking.front().seconds);
-  }
-  std::vector<partition::TileZone> zones;
-  try {
-    zones = partition::partition_tiles(algorithm, discretization, w, tiles);
-  } catch (const partition::TooLarge& e) {
-    throw Error(d.location("partition.discretization") + ": partition.discretization = \"" +
-                std::string(partition::to_string(discretization)) + "\" on " +
-                std::to_string(tiles[0]) + "x" + std::to_string(tiles[1]) + "x" +
-                std::to_string(tiles[2]) + " tiles: " + e.what());
-  } catch (const std::invalid_argument& e) {
-    throw Error(d.location("partition.algorithm") + ": partition." +
-                std::string(partition::to_string(algorithm)) + " on " + std::to_string(tiles[0]) +
-                "x" + std::to_string(tiles[1]) + "x" + std::to_string(tiles[2]) +
-                " tiles: " + e.what());
-  }
-  const double partition_s = clock.seconds();
-  const auto metrics = partition::measure(zones, w, tiles);
-
-  exec::PlanOptions popt = plan_options_for(d, specs, elem);
-  popt.beta_is_one = pr.beta == 1.0;
-  popt.beta_is_zero = pr.beta == 0.0;
-  // Stealing needs steps small enough to move and able to run on any processor; run.task_tiles
-  // gives a static run the same plan (for comparisons, bit for bit).
-  const exec::Strategy strategy = *exec::parse_strategy(deck::to_string(d.run.schedule));
-  std::int64_t task_tiles = d.run.task_tiles;
-  exec::Plan plan;
-  try {
-    if (strategy != exec::Strategy::static_plan || task_tiles > 0)
-      task_tiles = exec::plan_for_stealing(popt, zones, pr.m, pr.n, pr.k, pr.tile, task_tiles);
-    plan = exec::make_plan(zones, pr.m, pr.n, pr.k, pr.tile, popt);
-  } catch (const std::runtime_error& e) {
-    throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
-                e.what() + " of " + std::to_string(pr.tile) + " (problem.tile)");
-  }
-  if (opt.fault == exec::Fault::drop_task && !exec::drop_one_task(plan))
-    throw Error(
-        "--inject-fault drop-task: no tile task can be left out without also leaving out "
-        "beta (the problem is one tile deep): use problem.k > problem.tile or beta = 1");
-  // What the engine allocates on the host: partial C buffers, and for each staged processor its
-  // buffers and staging (two of each panel and block), for a device its host staging.
-  double partial_bytes = 0, staged_bytes = 0;
-  for (const auto& b : plan.partials) partial_bytes += double(b.c.rows()) * double(b.c.cols());
-  // With shared steps, each processor's buffers fit the largest steps of any processor.
-  exec::ProcessorPlan largest;
-  for (const auto& pp : plan.processors) {
-    largest.max_a = std::max(largest.max_a, pp.max_a);
-    largest.max_b = std::max(largest.max_b, pp.max_b);
-    largest.max_c = std::max(largest.max_c, pp.max_c);
-  }
-  for (std::size_t q = 0; q < specs.size(); ++q) {
-    const auto& pp = plan.processors[q];
-    const exec::ProcessorPlan& sized = popt.shared_steps ? largest : pp;
-    const double panels = 2.0 * (double(sized.max_a) + double(sized.max_b) + double(sized.max_c));
-    if (specs[q].kind == platform::ProcessorKind::staged)
-      staged_bytes +=
-          double(popt.shared_steps ? exec::shared_buffer_elements(plan, popt.buffer_cost[q])
-                                   : exec::buffer_elements(pp, popt.buffer_cost[q]));
-    if (specs[q].kind == platform::ProcessorKind::device) staged_bytes += panels;
-  }
-  partial_bytes *= double(elem), staged_bytes *= double(elem);
-  if (partial_bytes >= staged_bytes)
-    require_host_memory(matrices + partial_bytes + staged_bytes, d.at("partition.algorithm"),
+// What the engine will allocate beside the matrices, refused (naming the setting that grows
+// it most) when it would not fit.
+void require_buffers_fit(const deck::Deck& d, double matrices, const pipeline::HostBuffers& b) {
+  const std::string problem = describe_problem(d.problem);
+  if (b.partial_bytes >= b.copying_bytes)
+    require_host_memory(matrices + b.total(), d.at("partition.algorithm"),
                         problem + " with the partial C buffers of a k-split partition (" +
-                            human_bytes(partial_bytes) + ")",
+                            human_bytes(b.partial_bytes) + ")",
                         "use fewer processors or an algorithm that splits k less");
   else
     require_host_memory(
-        matrices + partial_bytes + staged_bytes, d.at("platform.memory_budget_mib"),
-        problem + " with the staged processors' buffers (" + human_bytes(staged_bytes) + ")",
+        matrices + b.total(), d.at("platform.memory_budget_mib"),
+        problem + " with the staged processors' buffers (" + human_bytes(b.copying_bytes) + ")",
         "give a smaller platform.memory_budget_mib");
+}
 
-  // Matrices, generated from the seed.
-  exec::HostMatrix<Scalar> A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::A"), pr.m,
-                             pr.k);
-  exec::HostMatrix<Scalar> B(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::B"), pr.k,
-                             pr.n);
-  exec::HostMatrix<Scalar> C0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::C0"), pr.m,
-                              pr.n);
-  exec::HostMatrix<Scalar> C(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::C"), pr.m,
-                             pr.n);
-  exec::fill_random(A, pr.seed, exec::MatrixId::A);
-  exec::fill_random(B, pr.seed, exec::MatrixId::B);
-  switch (pr.c_init) {
-    case deck::CInit::random:
-      exec::fill_random(C0, pr.seed, exec::MatrixId::C);
-      break;
-    case deck::CInit::zero:
-      exec::fill_value(C0, Scalar(0));
-      break;
-    case deck::CInit::nan:
-      exec::fill_value(C0, std::numeric_limits<Scalar>::quiet_NaN());
-      break;
-  }
+template <class Scalar>
+struct Matrices {
+  exec::HostMatrix<Scalar> A, B, C0, C;
+};
 
-  // The run's one set of workers (threads, buffers, device queues), made once.
-  exec::Engine<Scalar> engine(workers_for<Scalar>(specs));
-  exec::ScheduleOptions schedule;
-  schedule.strategy = strategy;
-  schedule.speeds = w;
-  for (const auto& s : specs) schedule.link_gbs.push_back(s.link_gbs);
-  schedule.seed = pr.seed;
-  engine.set_schedule(schedule);
-  engine.reserve(plan);
-  const Scalar alpha = Scalar(pr.alpha), beta = Scalar(pr.beta);
-  std::vector<exec::RunResult> results;
-  std::vector<std::string> c_hashes;
-  const int total = d.run.warmup + d.run.repetitions;
-  for (int r = 0; r < total; ++r) {
-    Kokkos::deep_copy(C, C0);
-    auto res = engine.run(plan, A, B, C, alpha, beta);
-    if (opt.fault == exec::Fault::corrupt) C(0, 0) = exec::flip_exponent_bit(C(0, 0));
-    c_hashes.push_back(bitwise_hash(C));
-    const bool warm = r < d.run.warmup;
-    progress << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n",
-                            warm ? "warm-up" : "repetition", warm ? r + 1 : r - d.run.warmup + 1,
-                            warm ? d.run.warmup : d.run.repetitions, res.seconds,
-                            2.0 * double(pr.m) * double(pr.n) * double(pr.k) / res.seconds / 1e9);
-    if (!warm) results.push_back(std::move(res));
-  }
+// A, B and C0 generated from the seed; C is filled from C0 before each repetition.
+template <class Scalar>
+Matrices<Scalar> make_matrices(const deck::Problem& pr) {
+  auto uninitialised = [](const char* label, std::int64_t rows, std::int64_t cols) {
+    return exec::HostMatrix<Scalar>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
+  };
+  Matrices<Scalar> x{uninitialised("cuboid::A", pr.m, pr.k), uninitialised("cuboid::B", pr.k, pr.n),
+                     uninitialised("cuboid::C0", pr.m, pr.n),
+                     uninitialised("cuboid::C", pr.m, pr.n)};
+  exec::fill_random(x.A, pr.seed, exec::MatrixId::A);
+  exec::fill_random(x.B, pr.seed, exec::MatrixId::B);
+  exec::fill_initial(x.C0, pr.c_init, pr.seed);
+  return x;
+}
 
-  report::RunRecord rec;
-  report::describe_deck(rec, d);
-  rec.algorithm = std::string(partition::to_string(algorithm));
-  rec.discretization = std::string(partition::to_string(discretization));
-  for (const auto& e : choice.ranking) {
+// The partition: the deck's, or the model's choice among every candidate ("auto").
+struct PartitionChoice {
+  partition::Algorithm algorithm;
+  partition::Discretization discretization;
+  AutoChoice automatic;  // empty ranking when the deck fixed it
+};
+
+PartitionChoice choose(const deck::Deck& d, const std::vector<platform::ProcessorSpec>& specs,
+                       const std::vector<double>& speeds, std::size_t elem) {
+  PartitionChoice c{d.partition.algorithm, d.partition.discretization, {}};
+  if (!d.partition.is_auto()) return c;
+  c.automatic = choose_partition(d, specs, speeds, elem);
+  c.algorithm = c.automatic.algorithm, c.discretization = c.automatic.discretization;
+  std::cerr << fmt::format(
+      "partition: auto chose {} + {} (model {:.4f} s)\n", partition::to_string(c.algorithm),
+      partition::to_string(c.discretization), c.automatic.ranking.front().seconds);
+  return c;
+}
+
+void record_partition(report::RunRecord& rec, const PartitionChoice& choice,
+                      const pipeline::LocalPlan& plan, const std::vector<double>& speeds,
+                      std::size_t elem) {
+  rec.algorithm = std::string(partition::to_string(choice.algorithm));
+  rec.discretization = std::string(partition::to_string(choice.discretization));
+  for (const auto& e : choice.automatic.ranking) {
     report::PartitionCandidate c;
     c.algorithm = std::string(partition::to_string(e.algorithm));
     c.discretization = std::string(partition::to_string(e.discretization));
@@ -243,70 +166,118 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
         c.compute_s = e.compute_s[q], c.copy_s = e.copy_s[q];
     rec.partition_candidates.push_back(c);
   }
-  rec.partition_model = choice.model;
+  rec.partition_model = choice.automatic.model;
+  const auto metrics = partition::measure(plan.zones, speeds, plan.product.tiles());
   rec.ratio_to_lower_bound = metrics.ratio;
   rec.ratio_plain = metrics.ratio_plain;
   rec.imbalance = metrics.imbalance;
-  rec.k_split = plan.k_split;
-  rec.partial_buffers = int(plan.partials.size());
-  for (const auto& b : plan.partials) rec.partial_bytes += double(b.c.rows() * b.c.cols()) * elem;
-  rec.calibration_s = calibration_s, rec.partition_s = partition_s;
-  rec.task_tiles = task_tiles;
+  rec.k_split = plan.steps.k_split;
+  rec.partial_buffers = int(plan.steps.partials.size());
+  for (const auto& b : plan.steps.partials)
+    rec.partial_bytes += double(b.c.rows() * b.c.cols()) * double(elem);
+  rec.task_tiles = plan.task_tiles;
+}
 
-  std::vector<std::size_t> order(results.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](auto a, auto b) { return results[a].seconds < results[b].seconds; });
-  for (const auto& res : results) rec.times_s.push_back(res.seconds);
-  const exec::RunResult& med = results[order[order.size() / 2]];
-  rec.min_s = results[order.front()].seconds;
-  rec.max_s = results[order.back()].seconds;
-  rec.median_s = med.seconds;
-  if (order.size() % 2 == 0)
-    rec.median_s = 0.5 * (results[order[order.size() / 2 - 1]].seconds + med.seconds);
-  rec.gflops = 2.0 * double(pr.m) * double(pr.n) * double(pr.k) / rec.median_s / 1e9;
+// Warm-up and timed repetitions, each from C0; the timed ones' results, and every product's hash.
+template <class Scalar>
+std::vector<exec::RunResult> repeat(const deck::Deck& d, pipeline::LocalMultiply<Scalar>& lm,
+                                    const pipeline::LocalPlan& plan, Matrices<Scalar>& x,
+                                    exec::Fault fault, std::vector<std::string>& hashes) {
+  const auto& pr = d.problem;
+  const double flops = gemm_flops(scalar_type_of<Scalar>(), pr.m, pr.n, pr.k);
+  std::vector<exec::RunResult> results;
+  const int total = d.run.warmup + d.run.repetitions;
+  for (int r = 0; r < total; ++r) {
+    Kokkos::deep_copy(x.C, x.C0);
+    auto res = lm.multiply(plan, x.A, x.B, x.C, Scalar(pr.alpha), Scalar(pr.beta));
+    if (fault == exec::Fault::corrupt) x.C(0, 0) = exec::flip_exponent_bit(x.C(0, 0));
+    hashes.push_back(bitwise_hash(x.C));
+    const bool warm = r < d.run.warmup;
+    std::cerr << fmt::format("run: {} {}/{}: {:.4f} s, {:.2f} GFLOP/s\n",
+                             warm ? "warm-up" : "repetition", warm ? r + 1 : r - d.run.warmup + 1,
+                             warm ? d.run.warmup : d.run.repetitions, res.seconds,
+                             flops / res.seconds / 1e9);
+    if (!warm) results.push_back(std::move(res));
+  }
+  return results;
+}
+
+template <class Scalar>
+void validate_into(report::RunRecord& rec, const Matrices<Scalar>& x, const deck::Problem& pr,
+                   int processors) {
+  std::cerr << "validate: reference gemm on the host ...\n";
+  const auto v = exec::validate(x.A, x.B, x.C0, x.C, Scalar(pr.alpha), Scalar(pr.beta), processors);
+  rec.validation_performed = true;
+  rec.validation_passed = v.passed;
+  rec.validation_error = v.error;
+  rec.validation_bound = v.bound;
+  rec.validation_method = v.method;
+  if (!v.passed)
+    std::cerr << fmt::format(
+        "validate: {} element(s) beyond their bounds; the worst, C({},{}), is off by {:.3e} "
+        "against its bound {:.3e}\n",
+        v.failed, v.worst_i, v.worst_j, v.error, v.bound);
+}
+
+template <class Scalar>
+void run_deck(const deck::Deck& d, const RunOptions& opt) {
+  const auto& pr = d.problem;
+  const std::size_t elem = sizeof(Scalar);
+  const double matrices = require_matrices_fit(d, elem);
+  const auto specs = processors_of(d);
+  pipeline::Product product{pr.m, pr.n, pr.k, pr.tile, pr.beta == 0.0, pr.beta == 1.0};
+  require_a_task_each(d, specs.size(), product.tiles());
+
+  Stopwatch clock;
+  const auto speeds = speeds_for<Scalar>(d, specs, false, std::cerr);
+  const double calibration_s = clock.seconds();
+  check_speeds(d, speeds);
+  std::vector<double> w;
+  for (const auto& s : speeds) w.push_back(s.gflops);
+
+  // Partition the tile cuboid, then turn zones into steps, on the run's one set of workers.
+  clock.restart();
+  const PartitionChoice choice = choose(d, specs, w, elem);
+  pipeline::LocalOptions options = local_options_for(d, specs, elem);
+  options.algorithm = choice.algorithm, options.discretization = choice.discretization;
+  pipeline::LocalMultiply<Scalar> lm(specs, w, options, workers_for<Scalar>(specs));
+  pipeline::LocalPlan plan;
+  try {
+    plan = lm.plan(product);
+  } catch (const KeyedError& e) {
+    throw Error(d.location(e.key) + ": " + e.what());
+  }
+  const double partition_s = clock.seconds();
+  if (opt.fault == exec::Fault::drop_task && !exec::drop_one_task(plan.steps))
+    throw Error(
+        "--inject-fault drop-task: no tile task can be left out without also leaving out "
+        "beta (the problem is one tile deep): use problem.k > problem.tile or beta = 1");
+  require_buffers_fit(d, matrices, lm.host_buffers({plan}));
+
+  Matrices<Scalar> x = make_matrices<Scalar>(pr);
+  lm.reserve(plan);
+  std::vector<std::string> hashes;
+  const auto results = repeat(d, lm, plan, x, opt.fault, hashes);
+
+  report::RunRecord rec;
+  report::describe_deck(rec, d);
+  record_partition(rec, choice, plan, w, elem);
+  rec.calibration_s = calibration_s, rec.partition_s = partition_s;
+  std::vector<double> times;
+  for (const auto& r : results) times.push_back(r.seconds);
+  record_times(rec, times, gemm_flops(scalar_type_of<Scalar>(), pr.m, pr.n, pr.k));
+  const exec::RunResult& med = results[pipeline::summarize_times(times).median_index];
   rec.prescale_s = med.prescale_s, rec.reduce_s = med.reduce_s;
   rec.units = med.units;
-
   const double total_speed = std::accumulate(w.begin(), w.end(), 0.0);
-  const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
-  for (std::size_t q = 0; q < specs.size(); ++q) {
-    report::ProcessorRecord p;
-    const auto& pp = plan.processors[q];
-    const auto& ws = med.workers[q];
-    p.name = specs[q].name, p.kind = platform::to_string(specs[q].kind), p.space = specs[q].space;
-    p.threads = specs[q].threads;
-    p.speed_gflops = w[q], p.speed_source = speeds[q].source;
-    p.target_share = w[q] / total_speed;
-    p.volume = pp.tasks, p.volume_share = pp.tasks / total_tasks;
-    p.pieces = pp.pieces, p.steps = ws.steps;
-    p.busy_s = ws.busy_s, p.copy_s = ws.copy_s, p.stall_s = ws.stall_s, p.finish_s = ws.finish_s;
-    p.h2d_bytes = ws.h2d_bytes, p.d2h_bytes = ws.d2h_bytes, p.flops = ws.flops;
-    p.predicted_s = pp.flops / (w[q] * 1e9);
-    p.stolen_steps = ws.stolen_steps, p.lost_steps = ws.lost_steps;
-    p.stolen_flops = ws.stolen_flops, p.steal_bytes = ws.steal_bytes;
-    for (const exec::StealRecord& r : ws.steals)
-      p.steals.push_back({r.at_s, r.victim, r.steps, r.flops, r.bytes, r.thief_done_s,
-                          r.victim_done_s, r.thief_gflops, r.victim_gflops, r.idle});
-    rec.processors.push_back(p);
-  }
+  const auto tiles = product.tiles();
+  for (const auto& f : pipeline::processor_figures(lm, speeds, {plan}, med.workers))
+    rec.processors.push_back(
+        processor_record(f, total_speed, double(tiles[0]) * double(tiles[1]) * double(tiles[2])));
   report::describe_process(rec);
-  rec.c_hashes = c_hashes;
+  rec.c_hashes = hashes;
 
-  if (d.run.validate) {
-    progress << "validate: reference gemm on the host ...\n";
-    const auto v = exec::validate(A, B, C0, C, alpha, beta, int(specs.size()));
-    rec.validation_performed = true;
-    rec.validation_passed = v.passed;
-    rec.validation_error = v.error;
-    rec.validation_bound = v.bound;
-    rec.validation_method = v.method;
-    if (!v.passed)
-      progress << fmt::format(
-          "validate: {} element(s) beyond their bounds; the worst, C({},{}), is off by {:.3e} "
-          "against its bound {:.3e}\n",
-          v.failed, v.worst_i, v.worst_j, v.error, v.bound);
-  }
+  if (d.run.validate) validate_into(rec, x, pr, int(specs.size()));
   report::print_summary(std::cout, rec);
   if (rec.validation_performed && !rec.validation_passed) {
     throw ValidationFailure{fmt::format(

@@ -66,6 +66,19 @@ exec::PlanOptions plan_options_for(const deck::Deck& d,
   return o;
 }
 
+pipeline::LocalOptions local_options_for(const deck::Deck& d,
+                                         const std::vector<platform::ProcessorSpec>& specs,
+                                         std::size_t element_bytes) {
+  pipeline::LocalOptions o;
+  o.algorithm = d.partition.algorithm;
+  o.discretization = d.partition.discretization;
+  o.schedule = *exec::parse_strategy(deck::to_string(d.run.schedule));
+  o.task_tiles = d.run.task_tiles;
+  o.seed = d.problem.seed;
+  o.plan = plan_options_for(d, specs, element_bytes);
+  return o;
+}
+
 template <class Scalar>
 std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(
     const std::vector<platform::ProcessorSpec>& specs) {

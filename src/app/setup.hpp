@@ -7,6 +7,7 @@
 #include "deck/deck.hpp"
 #include "exec/plan.hpp"
 #include "exec/worker.hpp"
+#include "pipeline/local_multiply.hpp"
 #include "platform/calibration.hpp"
 
 namespace cuboid::app {
@@ -21,6 +22,12 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d);
 exec::PlanOptions plan_options_for(const deck::Deck& d,
                                    const std::vector<platform::ProcessorSpec>& specs,
                                    std::size_t element_bytes);
+
+// The local multiply's settings from the deck: the partition (a fixed one; "auto" is resolved
+// by the caller), the schedule, and plan_options_for().
+pipeline::LocalOptions local_options_for(const deck::Deck& d,
+                                         const std::vector<platform::ProcessorSpec>& specs,
+                                         std::size_t element_bytes);
 
 template <class Scalar>
 std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(

@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "exec/initial_c.hpp"
 #include "partition/strategy.hpp"
 
 namespace cuboid::deck {
 
 enum class Precision { float64, float32 };
-enum class CInit { random, zero, nan };
+// What C holds before the product.
+using CInit = exec::InitialC;
 
 struct Problem {
   std::int64_t m = 1024, n = 1024, k = 1024;

@@ -4,6 +4,9 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <limits>
+
+#include "exec/initial_c.hpp"
 
 namespace cuboid::exec {
 
@@ -40,6 +43,23 @@ void fill_random(const HostMatrix<Scalar>& M, std::uint64_t seed, MatrixId id,
 template <class Scalar>
 void fill_value(const HostMatrix<Scalar>& M, Scalar value) {
   Kokkos::deep_copy(M, value);
+}
+
+// C0 as asked: the global C's elements from the seed (rows row0.., columns col0..), zeros or NaN.
+template <class Scalar>
+void fill_initial(const HostMatrix<Scalar>& M, InitialC init, std::uint64_t seed,
+                  std::int64_t row0 = 0, std::int64_t col0 = 0) {
+  switch (init) {
+    case InitialC::random:
+      fill_random(M, seed, MatrixId::C, row0, col0);
+      break;
+    case InitialC::zero:
+      fill_value(M, Scalar(0));
+      break;
+    case InitialC::nan:
+      fill_value(M, std::numeric_limits<Scalar>::quiet_NaN());
+      break;
+  }
 }
 
 }  // namespace cuboid::exec

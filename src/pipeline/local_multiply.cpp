@@ -1,0 +1,217 @@
+#include "pipeline/local_multiply.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "exec/worker.hpp"
+#include "util/error.hpp"
+
+namespace cuboid::pipeline {
+namespace {
+
+std::string describe(const partition::TileExtent& t) {
+  return std::to_string(t[0]) + "x" + std::to_string(t[1]) + "x" + std::to_string(t[2]);
+}
+
+template <class Scalar>
+std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_of(
+    const std::vector<platform::ProcessorSpec>& processors) {
+  std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers;
+  for (const auto& p : processors) workers.push_back(exec::make_worker<Scalar>(p));
+  return workers;
+}
+
+// The elements processor q's buffers need over all plans: with shared steps every processor's
+// buffers fit every step, whichever processor it belongs to.
+std::int64_t buffer_need(const std::vector<LocalPlan>& plans, std::size_t q,
+                         const exec::BufferCost& cost) {
+  exec::ProcessorPlan all;
+  for (const auto& p : plans)
+    for (std::size_t r = 0; r < p.steps.processors.size(); ++r)
+      if (r == q || p.steps.shared_steps) exec::widen_needs(all, p.steps.processors[r]);
+  return exec::buffer_elements(all, cost);
+}
+
+}  // namespace
+
+std::vector<partition::TileZone> processor_zones(partition::Algorithm algorithm,
+                                                 partition::Discretization discretization,
+                                                 const std::vector<double>& speeds,
+                                                 const partition::TileExtent& tiles) {
+  const std::size_t p = speeds.size();
+  if (p == 0) throw std::invalid_argument("at least one processor is needed");
+  const partition::TileBox whole{{0, 0, 0}, {tiles[0], tiles[1], tiles[2]}};
+  if (p == 1) return {partition::TileZone{whole}};
+  const double c_tiles = double(tiles[0]) * double(tiles[1]);
+  const double units = partition::is_2d(algorithm) ? c_tiles : c_tiles * double(tiles[2]);
+  if (units < double(p)) {
+    const auto fastest = std::max_element(speeds.begin(), speeds.end()) - speeds.begin();
+    std::vector<partition::TileZone> zones(p);
+    zones[std::size_t(fastest)] = {whole};
+    return zones;
+  }
+  return partition::partition_tiles(algorithm, discretization, speeds, tiles);
+}
+
+void require_supported(const GemmShape& shape, ScalarType type) {
+  if (type != ScalarType::float32 && type != ScalarType::float64)
+    throw KeyedError("problem.precision", "the scalar type " + std::string(to_string(type)) +
+                                              " is not supported yet (float and double are)");
+  if (shape.op_a != Op::none)
+    throw KeyedError("problem.trans_a",
+                     "op(A) = " + std::string(to_string(shape.op_a)) + " is not supported yet");
+  if (shape.op_b != Op::none)
+    throw KeyedError("problem.trans_b",
+                     "op(B) = " + std::string(to_string(shape.op_b)) + " is not supported yet");
+  if (shape.m < 0 || shape.n < 0 || shape.k < 0)
+    throw std::invalid_argument("m, n and k must not be negative");
+  const std::int64_t rows[3] = {shape.m, shape.k, shape.m};
+  const std::int64_t lds[3] = {shape.lda, shape.ldb, shape.ldc};
+  const char* names[3] = {"lda", "ldb", "ldc"};
+  for (int x = 0; x < 3; ++x)
+    if (lds[x] != 0 && lds[x] != rows[x])
+      throw std::invalid_argument(std::string(names[x]) + " = " + std::to_string(lds[x]) +
+                                  ": only the stored rows (" + std::to_string(rows[x]) +
+                                  ") are supported yet");
+}
+
+template <class Scalar>
+LocalMultiply<Scalar>::LocalMultiply(std::vector<platform::ProcessorSpec> processors,
+                                     std::vector<double> speeds, LocalOptions options)
+    : LocalMultiply(processors, std::move(speeds), std::move(options),
+                    workers_of<Scalar>(processors)) {}
+
+template <class Scalar>
+LocalMultiply<Scalar>::LocalMultiply(std::vector<platform::ProcessorSpec> processors,
+                                     std::vector<double> speeds, LocalOptions options,
+                                     std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers)
+    : processors_(std::move(processors)),
+      speeds_(std::move(speeds)),
+      options_(std::move(options)),
+      engine_(std::move(workers)) {
+  if (speeds_.size() != processors_.size())
+    throw std::invalid_argument("local multiply: one speed per processor expected");
+  exec::ScheduleOptions schedule;
+  schedule.strategy = options_.schedule;
+  schedule.speeds = speeds_;
+  for (const auto& p : processors_) schedule.link_gbs.push_back(p.link_gbs);
+  schedule.seed = options_.seed;
+  engine_.set_schedule(schedule);
+}
+
+template <class Scalar>
+std::vector<LocalPlan> LocalMultiply<Scalar>::plan_with(
+    const std::vector<Product>& products, const std::vector<std::int64_t>& budgets) const {
+  const LocalOptions& o = options_;
+  const bool movable_steps = o.schedule != exec::Strategy::static_plan || o.task_tiles > 0;
+  std::vector<LocalPlan> plans;
+  for (const Product& product : products) {
+    LocalPlan lp;
+    lp.product = product;
+    const partition::TileExtent tiles = product.tiles();
+    try {
+      lp.zones = processor_zones(o.algorithm, o.discretization, speeds_, tiles);
+    } catch (const partition::TooLarge& e) {
+      throw KeyedError("partition.discretization",
+                       "partition.discretization = \"" +
+                           std::string(partition::to_string(o.discretization)) + "\" on " +
+                           describe(tiles) + " tiles: " + e.what());
+    } catch (const std::invalid_argument& e) {
+      throw KeyedError("partition.algorithm", "partition." +
+                                                  std::string(partition::to_string(o.algorithm)) +
+                                                  " on " + describe(tiles) + " tiles: " + e.what());
+    }
+    exec::PlanOptions popt = o.plan;
+    popt.budget_elements = budgets;
+    popt.beta_is_zero = product.beta_is_zero;
+    popt.beta_is_one = product.beta_is_one;
+    const auto& p = product;
+    try {
+      if (movable_steps)
+        lp.task_tiles =
+            exec::plan_for_stealing(popt, lp.zones, p.m, p.n, p.k, p.tile, o.task_tiles);
+      lp.steps = exec::make_plan(lp.zones, p.m, p.n, p.k, p.tile, popt);
+    } catch (const std::runtime_error& e) {
+      throw KeyedError("platform.memory_budget_mib",
+                       "platform.memory_budget_mib: " + std::string(e.what()) + " of " +
+                           std::to_string(p.tile) + " (problem.tile)");
+    }
+    plans.push_back(std::move(lp));
+  }
+  return plans;
+}
+
+template <class Scalar>
+std::vector<LocalPlan> LocalMultiply<Scalar>::plan(const std::vector<Product>& products) const {
+  const exec::PlanOptions& base = options_.plan;
+  std::vector<std::int64_t> budgets = base.budget_elements;
+  for (int attempt = 0;; ++attempt) {
+    std::vector<LocalPlan> plans = plan_with(products, budgets);
+    bool fits = true;
+    for (std::size_t q = 0; q < budgets.size(); ++q) {
+      const std::int64_t budget = base.budget_elements[q];
+      if (budget <= 0) continue;
+      const exec::BufferCost cost =
+          q < base.buffer_cost.size() ? base.buffer_cost[q] : exec::BufferCost{};
+      const std::int64_t need = buffer_need(plans, q, cost);
+      if (need <= budget) continue;
+      fits = false;
+      budgets[q] = std::min(budgets[q] - 1,
+                            std::int64_t(double(budgets[q]) * double(budget) / double(need)));
+      if (budgets[q] <= cost.fixed || attempt == 32)
+        throw KeyedError("platform.memory_budget_mib",
+                         "platform.memory_budget_mib: memory budget too small for the steps of " +
+                             std::to_string(products.size()) + " products at " +
+                             std::to_string(products.front().tile) + " (problem.tile)");
+    }
+    if (fits) return plans;
+  }
+}
+
+template <class Scalar>
+exec::RunResult LocalMultiply<Scalar>::multiply(const LocalPlan& plan,
+                                                const exec::HostMatrix<Scalar>& A,
+                                                const exec::HostMatrix<Scalar>& B,
+                                                const exec::HostMatrix<Scalar>& C, Scalar alpha,
+                                                Scalar beta, const std::function<bool()>& poll) {
+  return engine_.run(plan.steps, A, B, C, alpha, beta, poll);
+}
+
+template <class Scalar>
+HostBuffers LocalMultiply<Scalar>::host_buffers(const std::vector<LocalPlan>& plans) const {
+  HostBuffers out;
+  const double elem = double(sizeof(Scalar));
+  // Partial buffers are made per index and reused by every plan (the largest counts).
+  std::vector<double> partials;
+  for (const auto& lp : plans)
+    for (std::size_t i = 0; i < lp.steps.partials.size(); ++i) {
+      const auto& c = lp.steps.partials[i].c;
+      if (partials.size() <= i) partials.resize(i + 1, 0.0);
+      partials[i] = std::max(partials[i], double(c.rows()) * double(c.cols()) * elem);
+    }
+  for (double b : partials) out.partial_bytes += b;
+  const auto& costs = options_.plan.buffer_cost;
+  for (std::size_t q = 0; q < processors_.size(); ++q) {
+    const auto kind = processors_[q].kind;
+    if (kind == platform::ProcessorKind::host) continue;
+    const exec::BufferCost cost = q < costs.size() ? costs[q] : exec::BufferCost{};
+    if (kind == platform::ProcessorKind::staged) {
+      out.copying_bytes += double(buffer_need(plans, q, cost)) * elem;
+      continue;
+    }
+    // A device's host staging: two of each of its largest panels and blocks.
+    exec::ProcessorPlan all;
+    for (const auto& lp : plans)
+      for (std::size_t r = 0; r < lp.steps.processors.size(); ++r)
+        if (r == q || lp.steps.shared_steps) exec::widen_needs(all, lp.steps.processors[r]);
+    out.copying_bytes += 2.0 * (double(all.max_a) + double(all.max_b) + double(all.max_c)) * elem;
+  }
+  return out;
+}
+
+template class LocalMultiply<float>;
+template class LocalMultiply<double>;
+
+}  // namespace cuboid::pipeline

@@ -1,0 +1,124 @@
+#pragma once
+// The local multiply: one process's processors computing products C += A B that lie in host
+// memory, through partition -> discretise -> plan -> execute. Everything that multiplies goes
+// through LocalMultiply::multiply: `cuboid run` once per repetition, a rank of a distributed run
+// once per piece of its share, the benchmarks alike. It knows no deck and no MPI: settings are
+// plain values, and a setting it refuses is a KeyedError naming the setting.
+#include <cuboid/gemm.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/engine.hpp"
+#include "exec/plan.hpp"
+#include "exec/schedule.hpp"
+#include "partition/box.hpp"
+#include "partition/strategy.hpp"
+#include "platform/calibration.hpp"
+#include "platform/processor.hpp"
+
+namespace cuboid::pipeline {
+
+// How products are shared among the processors.
+struct LocalOptions {
+  partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
+  partition::Discretization discretization = partition::Discretization::rounded;
+  exec::Strategy schedule = exec::Strategy::static_plan;
+  // Steps cut to C blocks of at most this many tiles a side so that they can move between
+  // processors; 0 chooses it when the schedule steals and leaves pieces whole when it does not.
+  // Given with the static schedule, it makes the plan a stealing run would make (to compare the
+  // two bit for bit).
+  std::int64_t task_tiles = 0;
+  std::uint64_t seed = 1;  // the random steal victims
+  // Per processor: memory budgets, fewest k-panels per piece, buffer costs. The beta flags are
+  // set per product.
+  exec::PlanOptions plan;
+};
+
+// One product of the local multiply: C (m x n) <- alpha A (m x k) B (k x n) + beta C, cut into
+// tiles of `tile`. The beta flags let the plan skip scaling (one) or reading (zero) C.
+struct Product {
+  std::int64_t m = 0, n = 0, k = 0, tile = 0;
+  bool beta_is_zero = false, beta_is_one = false;
+  partition::TileExtent tiles() const {
+    return {(m + tile - 1) / tile, (n + tile - 1) / tile, (k + tile - 1) / tile};
+  }
+};
+
+// A product's plan: its tile cuboid's zones among the processors and their steps.
+struct LocalPlan {
+  Product product;
+  std::vector<partition::TileZone> zones;  // one per processor, in the product's tiles
+  exec::Plan steps;
+  std::int64_t task_tiles = 0;  // as chosen (0: pieces whole)
+};
+
+// What the engine allocates on the host for a set of plans, beyond the matrices: partial C
+// buffers of k-split zones, and the buffers and staging of the processors that copy.
+struct HostBuffers {
+  double partial_bytes = 0, copying_bytes = 0;
+  double total() const { return partial_bytes + copying_bytes; }
+};
+
+// The processors of this process, their speeds, and the engine that drives them: threads and
+// buffers made once and kept for every product. One multiply at a time per object.
+template <class Scalar>
+class LocalMultiply {
+ public:
+  // Speeds in GFLOP/s, one per processor; the workers come from exec::make_worker unless given.
+  LocalMultiply(std::vector<platform::ProcessorSpec> processors, std::vector<double> speeds,
+                LocalOptions options);
+  LocalMultiply(std::vector<platform::ProcessorSpec> processors, std::vector<double> speeds,
+                LocalOptions options, std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers);
+
+  // Plans the products that will run one after the other on this object (a rank's pieces, or
+  // one product). The engine's buffers fit the largest panels and blocks over all of them:
+  // while that exceeds a processor's budget, all are planned again with a smaller one. Throws
+  // KeyedError naming the setting at fault (partition.algorithm, partition.discretization,
+  // platform.memory_budget_mib).
+  std::vector<LocalPlan> plan(const std::vector<Product>& products) const;
+  LocalPlan plan(const Product& product) const { return std::move(plan(std::vector{product})[0]); }
+
+  // Makes every buffer the plan needs; after it, multiply() allocates nothing.
+  void reserve(const LocalPlan& plan) { engine_.reserve(plan.steps); }
+
+  // C <- alpha A B + beta C with the plan: A, B, C are the product's whole host matrices.
+  // `poll` runs on the calling thread while the processors compute (e.g. to progress MPI).
+  exec::RunResult multiply(const LocalPlan& plan, const exec::HostMatrix<Scalar>& A,
+                           const exec::HostMatrix<Scalar>& B, const exec::HostMatrix<Scalar>& C,
+                           Scalar alpha, Scalar beta, const std::function<bool()>& poll = {});
+
+  // What the plans will make the engine allocate on the host (estimate them before allocating).
+  HostBuffers host_buffers(const std::vector<LocalPlan>& plans) const;
+  double reserved_bytes() const { return engine_.reserved_bytes(); }
+
+  const std::vector<platform::ProcessorSpec>& processors() const { return processors_; }
+  const std::vector<double>& speeds() const { return speeds_; }
+  const LocalOptions& options() const { return options_; }
+
+ private:
+  std::vector<LocalPlan> plan_with(const std::vector<Product>& products,
+                                   const std::vector<std::int64_t>& budgets) const;
+  std::vector<platform::ProcessorSpec> processors_;
+  std::vector<double> speeds_;
+  LocalOptions options_;
+  exec::Engine<Scalar> engine_;
+};
+
+// The zones of one product among processors of the given speeds: the partition algorithm on
+// the product's tile cuboid, discretised. With fewer tiles (tasks for 3D algorithms, C tiles for
+// 2D ones) than processors, the fastest processor takes everything.
+std::vector<partition::TileZone> processor_zones(partition::Algorithm algorithm,
+                                                 partition::Discretization discretization,
+                                                 const std::vector<double>& speeds,
+                                                 const partition::TileExtent& tiles);
+
+// Refuses, naming the argument, what the local multiply cannot compute yet (transposes,
+// leading dimensions other than the rows): kept in the signatures so that adding them changes
+// no caller.
+void require_supported(const GemmShape& shape, ScalarType type);
+
+}  // namespace cuboid::pipeline
