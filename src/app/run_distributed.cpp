@@ -13,6 +13,7 @@
 
 #include "app/estimates.hpp"
 #include "app/kokkos_session.hpp"
+#include "app/records.hpp"
 #include "app/run_command.hpp"
 #include "app/setup.hpp"
 #include "dist/comm_report.hpp"
@@ -53,9 +54,7 @@ dist::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
   dist::DistSettings s;
   s.m = pr.m, s.n = pr.n, s.k = pr.k, s.tile = pr.tile;
   s.alpha = pr.alpha, s.beta = pr.beta, s.seed = pr.seed;
-  s.c_init = pr.c_init == deck::CInit::random ? dist::InitialC::random
-             : pr.c_init == deck::CInit::zero ? dist::InitialC::zero
-                                              : dist::InitialC::nan;
+  s.c_init = pr.c_init;
   // Across ranks "auto" is the default: a fixed algorithm is a choice the deck must make.
   s.automatic = d.partition.auto_algorithm || !d.where.count("partition.algorithm");
   s.algorithm = d.partition.algorithm;
@@ -71,91 +70,35 @@ dist::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
   return s;
 }
 
-// Rank 0: the summary, the per-rank table and the JSON record.
-template <class Scalar>
-int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOutcome& out,
-           const std::string* json) {
-  const auto& pr = d.problem;
-  const int P = out.ranks;
-  const double elem = double(sizeof(Scalar));
-  const auto& ranks = out.per_rank;
-  const auto& rp = out.partition;
-  const partition::TileExtent tiles{rp.order.i.size(), rp.order.j.size(), rp.order.k.size()};
-  const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
-  const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
-  const double flops = 2.0 * double(pr.m) * double(pr.n) * double(pr.k);
-
-  // What MPI delivered, per rank, beside the model.
-  std::vector<dist::RankTraffic> measured(static_cast<std::size_t>(P));
-  bool model_agrees = true;
-  for (int r = 0; r < P; ++r) {
-    const auto& b = ranks[std::size_t(r)]["bytes"];
-    auto& t = measured[std::size_t(r)];
-    const auto& m = rp.traffic[std::size_t(r)];
-    t = m;  // footprint, tasks and flops are the model's
-    t.a_in = b["a_recv"].get<double>() / elem, t.b_in = b["b_recv"].get<double>() / elem;
-    t.c_in = b["c_recv"].get<double>() / elem, t.c_out = b["c_sent"].get<double>() / elem;
-    t.a_out = b["a_sent"].get<double>() / elem, t.b_out = b["b_sent"].get<double>() / elem;
-    const double mpi = b["recv_mpi"].get<double>();
-    if (mpi != m.received() * elem || mpi != t.received() * elem) model_agrees = false;
+// What MPI delivered, per rank, beside the model; `agrees`: MPI, the exchange's counts and the
+// model say the same everywhere.
+std::vector<dist::RankTraffic> measured_traffic(const dist::DistOutcome& out, double elem,
+                                                bool& agrees) {
+  std::vector<dist::RankTraffic> measured;
+  agrees = true;
+  for (std::size_t r = 0; r < out.per_rank.size(); ++r) {
+    const dist::RankBytes& b = out.per_rank[r].bytes;
+    const auto& m = out.partition.traffic[r];
+    dist::RankTraffic t = m;  // footprint, tasks and flops are the model's
+    t.a_in = b.a_recv / elem, t.b_in = b.b_recv / elem;
+    t.c_in = b.c_recv / elem, t.c_out = b.c_sent / elem;
+    t.a_out = b.a_sent / elem, t.b_out = b.b_sent / elem;
+    if (b.recv_mpi != m.received() * elem || b.recv_mpi != t.received() * elem) agrees = false;
+    measured.push_back(t);
   }
-  const auto msum = dist::summarize(measured, pr.m, pr.n, pr.k),
-             model_sum = dist::summarize(rp.traffic, pr.m, pr.n, pr.k);
+  return measured;
+}
 
-  std::vector<partition::TileZone> working;
-  std::vector<double> working_speeds;
-  for (int r = 0; r < P; ++r)
-    if (out.rank_speeds[std::size_t(r)] > 0)
-      working.push_back(rp.zones[std::size_t(r)]),
-          working_speeds.push_back(out.rank_speeds[std::size_t(r)]);
-  const auto metrics = partition::measure(working, working_speeds, tiles);
+// One column of the ranks' figures, e.g. column(out, &RankFigures::phases, &RankPhases::total_s).
+template <class Group, class Field>
+std::vector<double> column(const dist::DistOutcome& out, Group dist::RankFigures::*group,
+                           Field field) {
+  std::vector<double> v;
+  for (const auto& r : out.per_rank) v.push_back(r.*group.*field);
+  return v;
+}
 
-  report::RunRecord rec;
-  report::describe_deck(rec, d);
-  rec.algorithm = s.automatic ? "auto" : std::string(partition::to_string(s.algorithm));
-  rec.ratio_to_lower_bound = metrics.ratio, rec.ratio_plain = metrics.ratio_plain,
-  rec.imbalance = metrics.imbalance;
-  for (const auto& z : rp.zones)
-    for (const auto& b : z)
-      if (!b.empty() && (b.lo[2] != 0 || b.hi[2] != tiles[2])) rec.k_split = true;
-  std::vector<double> sorted = out.times_s;
-  std::sort(sorted.begin(), sorted.end());
-  rec.times_s = out.times_s;
-  rec.min_s = sorted.front(), rec.max_s = sorted.back();
-  const std::size_t mid = sorted.size() / 2;
-  rec.median_s = sorted.size() % 2 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
-  rec.gflops = flops / rec.median_s / 1e9;
-
-  auto column = [&](const char* group, const char* key) {
-    std::vector<double> v;
-    for (const auto& r : ranks) v.push_back(r[group][key].get<double>());
-    return v;
-  };
-  rec.calibration_s = stats_of(column("phases", "calibrate_s")).max;
-  rec.partition_s = stats_of(column("phases", "partition_s")).max;
-  rec.reduce_s = stats_of(column("phases", "reduce_s")).max;
-  for (const auto& r : ranks) {
-    const double rank_tasks = r["tasks"].get<double>(), f = r["speed_factor"].get<double>();
-    double rank_flops = 0;
-    for (const auto& p : r["processors"]) rank_flops += p["flops"].get<double>();
-    for (const auto& p : r["processors"]) {
-      report::ProcessorRecord q;
-      q.name = fmt::format("{}:{}", r["rank"].get<int>(), p["name"].get<std::string>());
-      q.kind = p["kind"], q.space = p["space"], q.threads = p["threads"];
-      q.speed_gflops = p["speed_gflops"], q.speed_source = p["speed_source"];
-      q.target_share = total_speed > 0 ? q.speed_gflops * f / total_speed : 0;
-      q.flops = p["flops"], q.busy_s = p["busy_s"], q.copy_s = p["copy_s"],
-      q.stall_s = p["stall_s"], q.finish_s = p["finish_s"];
-      q.h2d_bytes = p["h2d_bytes"], q.d2h_bytes = p["d2h_bytes"], q.steps = p["steps"];
-      // Tasks are known per rank; a processor's share of them follows its share of the flops.
-      q.volume = rank_flops > 0 ? rank_tasks * q.flops / rank_flops : 0;
-      q.volume_share = q.volume / total_tasks;
-      q.pieces = r["pieces"];
-      q.predicted_s = q.speed_gflops > 0 ? q.flops / (q.speed_gflops * 1e9) : 0;
-      rec.processors.push_back(q);
-    }
-  }
-  report::describe_process(rec);
+void record_validation(report::RunRecord& rec, const dist::DistOutcome& out) {
   const auto& val = out.validation;
   rec.validation_performed = out.validated;
   rec.validation_passed = val.passed;
@@ -175,8 +118,55 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
       rec.validation_error = val.full_error, rec.validation_bound = val.full_bound;
   }
   rec.validation_method = val.method;
+}
 
-  report::print_summary(std::cout, rec);
+// The record's common part: the deck, the partition's quality, times, every rank's processors.
+report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
+                            const dist::DistOutcome& out, ScalarType type) {
+  const auto& rp = out.partition;
+  const partition::TileExtent tiles{rp.order.i.size(), rp.order.j.size(), rp.order.k.size()};
+  const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
+  const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
+  std::vector<partition::TileZone> working;
+  std::vector<double> working_speeds;
+  for (std::size_t r = 0; r < out.rank_speeds.size(); ++r)
+    if (out.rank_speeds[r] > 0)
+      working.push_back(rp.zones[r]), working_speeds.push_back(out.rank_speeds[r]);
+  const auto metrics = partition::measure(working, working_speeds, tiles);
+
+  report::RunRecord rec;
+  report::describe_deck(rec, d);
+  rec.algorithm = s.automatic ? "auto" : std::string(partition::to_string(s.algorithm));
+  rec.ratio_to_lower_bound = metrics.ratio, rec.ratio_plain = metrics.ratio_plain,
+  rec.imbalance = metrics.imbalance;
+  for (const auto& z : rp.zones)
+    for (const auto& b : z)
+      if (!b.empty() && (b.lo[2] != 0 || b.hi[2] != tiles[2])) rec.k_split = true;
+  record_times(rec, out.times_s, gemm_flops(type, s.m, s.n, s.k));
+  rec.calibration_s =
+      stats_of(column(out, &dist::RankFigures::phases, &dist::RankPhases::calibrate_s)).max;
+  rec.partition_s =
+      stats_of(column(out, &dist::RankFigures::phases, &dist::RankPhases::partition_s)).max;
+  rec.reduce_s = stats_of(column(out, &dist::RankFigures::phases, &dist::RankPhases::reduce_s)).max;
+  for (const auto& r : out.per_rank)
+    for (const auto& p : r.processors) {
+      report::ProcessorRecord q = processor_record(p, total_speed, total_tasks, r.speed_factor);
+      q.name = fmt::format("{}:{}", r.rank, p.name);
+      rec.processors.push_back(q);
+    }
+  report::describe_process(rec);
+  record_validation(rec, out);
+  return rec;
+}
+
+// The lines the distributed run adds to the summary: layout, rank partition, a row per rank.
+void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
+                 const dist::CommSummary& model_sum, bool model_agrees, double elem) {
+  const auto& rp = out.partition;
+  const int P = out.ranks;
+  const double total_tasks =
+      double(rp.order.i.size()) * double(rp.order.j.size()) * double(rp.order.k.size());
+  const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
   const int idle = int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0));
   const std::string layout =
       s.aligned
@@ -198,57 +188,68 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
       "{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "rank",
       "GFLOP/s", "target", "share", "pieces", "exch s", "comp s", "red s", "recv (MPI)", "model",
       "sent", "peak RSS");
-  for (int r = 0; r < P; ++r) {
-    const auto& j = ranks[std::size_t(r)];
-    const auto& b = j["bytes"];
+  for (const auto& r : out.per_rank)
     std::cout << fmt::format(
         "{:>5} {:>9.2f} {:>6.1f}% {:>6.1f}% {:>6} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.4g} {:>10.4g} "
         "{:>10.4g} {:>10.4g}\n",
-        r, j["speed_gflops"].get<double>(),
-        total_speed > 0 ? 100 * j["speed_gflops"].get<double>() / total_speed : 0.0,
-        100 * j["tasks"].get<double>() / total_tasks, j["pieces"].get<int>(),
-        j["phases"]["exchange_s"].get<double>(), j["phases"]["compute_s"].get<double>(),
-        j["phases"]["reduce_s"].get<double>(), b["recv_mpi"].get<double>(),
-        b["model_recv"].get<double>(),
-        b["a_sent"].get<double>() + b["b_sent"].get<double>() + b["c_sent"].get<double>(),
-        j["memory"]["peak_resident_bytes"].get<double>());
-  }
+        r.rank, r.speed_gflops, total_speed > 0 ? 100 * r.speed_gflops / total_speed : 0.0,
+        100 * r.tasks / total_tasks, r.pieces, r.phases.exchange_s, r.phases.compute_s,
+        r.phases.reduce_s, r.bytes.recv_mpi, r.bytes.model_recv, r.bytes.sent(),
+        r.memory.peak_resident_bytes);
   if (!model_agrees)
     std::cout << "WARNING    the bytes MPI delivered differ from the traffic model's on some rank "
                  "(columns 'recv (MPI)' and 'model')\n";
+}
+
+// Per-rank phase statistics, printed as one line and returned for the record.
+nlohmann::json print_phases(const dist::DistOutcome& out) {
+  using dist::RankPhases;
+  const std::pair<const char*, double RankPhases::*> fields[] = {
+      {"calibrate_s", &RankPhases::calibrate_s}, {"partition_s", &RankPhases::partition_s},
+      {"exchange_s", &RankPhases::exchange_s},   {"compute_s", &RankPhases::compute_s},
+      {"reduce_s", &RankPhases::reduce_s},       {"total_s", &RankPhases::total_s}};
   nlohmann::json phases;
   std::string line = "phases     per rank min/mean/max s:";
-  for (const char* key :
-       {"calibrate_s", "partition_s", "exchange_s", "compute_s", "reduce_s", "total_s"}) {
-    const Stats st = stats_of(column("phases", key));
+  for (const auto& [key, field] : fields) {
+    const Stats st = stats_of(column(out, &dist::RankFigures::phases, field));
     phases[key] = to_json(st);
     line += fmt::format(" {} {:.4f}/{:.4f}/{:.4f}",
                         std::string(key).substr(0, std::string(key).size() - 2), st.min, st.mean,
                         st.max);
   }
   std::cout << line << "\n";
-  dist::print_communication(std::cout, msum, model_sum, std::size_t(elem));
-  if (out.validated)
-    std::cout << fmt::format(
-        "           sampled rows: {:.0f} elements, {:.0f} beyond their bounds; worst |C - C_ref| = "
-        "{:.3e} against its bound {:.3e}\n",
-        val.sampled_elements, val.sampled_failed, val.sampled_error, val.sampled_bound);
-  if (out.validated && val.full_performed)
+  return phases;
+}
+
+void print_checks(const dist::DistValidation& val) {
+  std::cout << fmt::format(
+      "           sampled rows: {:.0f} elements, {:.0f} beyond their bounds; worst |C - C_ref| = "
+      "{:.3e} against its bound {:.3e}\n",
+      val.sampled_elements, val.sampled_failed, val.sampled_error, val.sampled_bound);
+  if (val.full_performed)
     std::cout << fmt::format(
         "           full check: worst |C - C_ref| = {:.3e} <= its bound {:.3e}? {}\n",
         val.full_error, val.full_bound, val.full_passed ? "yes" : "NO");
+}
 
-  nlohmann::json j = report::to_json(rec);
-  j["ranks"] = ranks;
-  j["phases"] = phases;
-  nlohmann::json bytes;
-  for (const char* key :
-       {"a_sent", "a_recv", "b_sent", "b_recv", "c_sent", "c_recv", "recv_mpi", "model_recv"})
-    bytes[key] = to_json(stats_of(column("bytes", key)));
-  j["bytes"] = bytes;
+// The record's distributed sections: ranks, bytes, communication, rank partition, mpi, checks.
+void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist::DistOutcome& out,
+                     const dist::CommSummary& msum, const dist::CommSummary& model_sum,
+                     bool model_agrees, double elem) {
+  const auto& rp = out.partition;
+  j["ranks"] = out.per_rank;
+  using dist::RankBytes;
+  const std::pair<const char*, double RankBytes::*> fields[] = {
+      {"a_sent", &RankBytes::a_sent},     {"a_recv", &RankBytes::a_recv},
+      {"b_sent", &RankBytes::b_sent},     {"b_recv", &RankBytes::b_recv},
+      {"c_sent", &RankBytes::c_sent},     {"c_recv", &RankBytes::c_recv},
+      {"recv_mpi", &RankBytes::recv_mpi}, {"model_recv", &RankBytes::model_recv}};
+  for (const auto& [key, field] : fields)
+    j["bytes"][key] = to_json(stats_of(column(out, &dist::RankFigures::bytes, field)));
   j["communication"] = dist::communication_json(msum, model_sum, std::size_t(elem));
   j["communication"]["model_agrees_with_mpi"] = model_agrees;
-  j["communication"]["mpi_bytes_per_rank_max"] = stats_of(column("bytes", "recv_mpi")).max;
+  j["communication"]["mpi_bytes_per_rank_max"] =
+      stats_of(column(out, &dist::RankFigures::bytes, &RankBytes::recv_mpi)).max;
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : rp.candidates)
     cands.push_back({{"name", c.name},
@@ -260,14 +261,15 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
       {"model_s", rp.predicted_s},   {"received_max_bytes", model_sum.received_max * elem},
       {"tile_order", rp.order.name}, {"bandwidth_gbs", s.bandwidth_gbs},
       {"candidates", cands}};
-  j["mpi"] = {{"ranks", P},
+  j["mpi"] = {{"ranks", out.ranks},
               {"layout", s.aligned ? "aligned" : "block-cyclic"},
-              {"idle_ranks", idle},
+              {"idle_ranks", int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0))},
               {"slabs_per_box", s.slabs_per_box}};
   if (!s.aligned) {
     j["mpi"]["grid"] = {rp.dist.grid.rows, rp.dist.grid.cols};
     j["mpi"]["block"] = rp.dist.c.block_cyclic().row_block();
   }
+  const auto& val = out.validation;
   j["validation"]["randomized"] = {{"error", val.error}, {"bound", val.bound}};
   j["validation"]["sampled"] = {{"passed", val.sampled_passed},
                                 {"elements", val.sampled_elements},
@@ -277,22 +279,46 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
   if (val.full_performed)
     j["validation"]["full"] = {
         {"passed", val.full_passed}, {"error", val.full_error}, {"bound", val.full_bound}};
+}
 
+void print_validation_failure(const dist::DistValidation& val, exec::Fault fault) {
+  std::cerr << fmt::format(
+      "cuboid: error: validation failed: max row error {:.3e} against its bound {:.3e}; "
+      "sampled rows: {:.0f} of {:.0f} elements beyond their bounds (worst {:.3e} against "
+      "{:.3e}){}{}; no JSON record written\n",
+      val.error, val.bound, val.sampled_failed, val.sampled_elements, val.sampled_error,
+      val.sampled_bound,
+      val.full_performed
+          ? fmt::format(", full check {:.3e} against {:.3e}", val.full_error, val.full_bound)
+          : "",
+      fault != exec::Fault::none ? fmt::format(" (fault injected: {})", exec::to_string(fault))
+                                 : "");
+}
+
+// Rank 0: the summary, the per-rank table and the JSON record.
+template <class Scalar>
+int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOutcome& out,
+           const std::string* json) {
+  const auto& pr = d.problem;
+  const double elem = double(sizeof(Scalar));
+  bool model_agrees = true;
+  const auto measured = measured_traffic(out, elem, model_agrees);
+  const auto msum = dist::summarize(measured, pr.m, pr.n, pr.k),
+             model_sum = dist::summarize(out.partition.traffic, pr.m, pr.n, pr.k);
+  const report::RunRecord rec = record_of(d, s, out, scalar_type_of<Scalar>());
+  report::print_summary(std::cout, rec);
+  print_ranks(s, out, model_sum, model_agrees, elem);
+  const nlohmann::json phases = print_phases(out);
+  dist::print_communication(std::cout, msum, model_sum, std::size_t(elem));
+  if (out.validated) print_checks(out.validation);
+
+  nlohmann::json j = report::to_json(rec);
+  j["phases"] = phases;
+  add_distributed(j, s, out, msum, model_sum, model_agrees, elem);
   report::add_execution(j);  // ranks, nodes, hosts, threads from the ranks' entries
 
-  if (out.validated && !val.passed) {
-    std::cerr << fmt::format(
-        "cuboid: error: validation failed: max row error {:.3e} against its bound {:.3e}; "
-        "sampled rows: {:.0f} of {:.0f} elements beyond their bounds (worst {:.3e} against "
-        "{:.3e}){}{}; no JSON record written\n",
-        val.error, val.bound, val.sampled_failed, val.sampled_elements, val.sampled_error,
-        val.sampled_bound,
-        val.full_performed
-            ? fmt::format(", full check {:.3e} against {:.3e}", val.full_error, val.full_bound)
-            : "",
-        s.fault != exec::Fault::none
-            ? fmt::format(" (fault injected: {})", exec::to_string(s.fault))
-            : "");
+  if (out.validated && !out.validation.passed) {
+    print_validation_failure(out.validation, s.fault);
     return kValidationFailed;
   }
   if (json) {
@@ -343,35 +369,40 @@ void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std:
 template <class Scalar>
 int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::string* json,
              exec::Fault fault) {
-  dist::RankResources<Scalar> res;
+  dist::RankProcessors<Scalar> procs;
+  std::unique_ptr<pipeline::LocalMultiply<Scalar>> local;
   std::exception_ptr failure;
   // Calibration messages from every rank would interleave: only rank 0 speaks.
   std::ostringstream quiet;
   std::ostream& progress = comm.rank() == 0 ? std::cerr : quiet;
   try {
     check_rank_memory(d, comm, sizeof(Scalar));
-    res.specs = processors_of(d);
+    const auto specs = processors_of(d);
     Stopwatch clock;
-    res.speeds = speeds_for<Scalar>(d, res.specs, false, progress);
-    res.calibration_s = clock.seconds();
-    check_speeds(d, res.speeds);
-    res.workers = workers_for<Scalar>(res.specs);
-    res.plan_options = plan_options_for(d, res.specs, sizeof(Scalar));
+    procs.speeds = speeds_for<Scalar>(d, specs, false, progress);
+    procs.calibration_s = clock.seconds();
+    check_speeds(d, procs.speeds);
+    std::vector<double> w;
+    for (const auto& sp : procs.speeds) w.push_back(sp.gflops);
+    procs.engines_before = exec::Engine<Scalar>::created();
+    local = std::make_unique<pipeline::LocalMultiply<Scalar>>(
+        specs, w, local_options_for(d, specs, sizeof(Scalar)), workers_for<Scalar>(specs));
+    procs.local = local.get();
   } catch (...) {
     failure = std::current_exception();
   }
   comm.agree(failure);
   dist::DistSettings s = settings_of(d, fault);
   s.rank_info = report::to_json(report::this_process());
-  const auto out = dist::run_distributed<Scalar>(s, comm, res, [&](const std::string& key) {
-    if (key == "platform.speeds") return speeds_origin(d, res.speeds);
+  const auto out = dist::run_distributed<Scalar>(s, comm, procs, [&](const std::string& key) {
+    if (key == "platform.speeds") return speeds_origin(d, procs.speeds);
     return key == "mpi.rank_speeds" || key == "problem.tile" ? d.at(key) : d.location(key);
   });
   if (comm.rank() == 0) {
+    const double flops = gemm_flops(scalar_type_of<Scalar>(), s.m, s.n, s.k);
     for (std::size_t r = 0; r < out.times_s.size(); ++r)
       progress << fmt::format("run: repetition {}/{}: {:.4f} s, {:.2f} GFLOP/s ({} ranks)\n", r + 1,
-                              out.times_s.size(), out.times_s[r],
-                              2.0 * double(s.m) * double(s.n) * double(s.k) / out.times_s[r] / 1e9,
+                              out.times_s.size(), out.times_s[r], flops / out.times_s[r] / 1e9,
                               out.ranks);
     return report<Scalar>(d, s, out, json);
   }
@@ -390,14 +421,6 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     try {
       d = deck::load_deck(deck_path, overrides);
       require_validation_for_fault(d, fault);
-      if (d.run.schedule != deck::Schedule::static_plan)
-        throw Error(d.at("run.schedule") + ": \"" + deck::to_string(d.run.schedule) +
-                    "\" is not supported under mpirun yet: each rank runs its share with the "
-                    "static schedule (use \"static\", or run without mpirun)");
-      if (d.run.task_tiles > 0)
-        throw Error(d.at("run.task_tiles") +
-                    ": is not supported under mpirun yet (it shapes steps for work stealing, "
-                    "which runs without mpirun only)");
       // Only rank 0 writes the record; its path is checked before any work.
       if (json && comm.rank() == 0) check_output_path("--json", *json);
     } catch (...) {
@@ -413,7 +436,8 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
                 << ": " << f.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
-    // Past the agreed steps the others may be waiting on this rank.
+    // Past the agreed steps the others may be waiting on this rank (dist::RankFailure): only
+    // ending the job releases them.
     comm.abort(e.what());
   }
 }

@@ -1,6 +1,6 @@
-# The MPI layer's model (layout, two-level partition, traffic prediction): no MPI, so that
-# `cuboid simulate` builds without it. Included from src/dist and, when the MPI layer is off,
-# from src/app.
+# The MPI layer's model (layout, two-level partition, traffic prediction, communication plans):
+# no MPI, so that `cuboid simulate` and the plans' tests build without it. Included from src/dist
+# and, when the MPI layer is off, from src/app.
 if(NOT TARGET cuboid_dist_model)
   cuboid_library(cuboid_dist_model
     SOURCES
@@ -10,5 +10,6 @@ if(NOT TARGET cuboid_dist_model)
       ${CMAKE_CURRENT_LIST_DIR}/strategy.cpp
       ${CMAKE_CURRENT_LIST_DIR}/model.cpp
       ${CMAKE_CURRENT_LIST_DIR}/comm_report.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/comm_plan.cpp
     LIBS cuboid_partition cuboid_exec_plan fmt::fmt nlohmann_json::nlohmann_json)
 endif()

@@ -12,15 +12,13 @@
 #include "dist/strategy.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "partition/speeds.hpp"
+#include "pipeline/figures.hpp"
+#include "util/error.hpp"
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
 
 namespace cuboid::dist {
 namespace {
-
-struct Phases {
-  double exchange = 0, compute = 0, reduce = 0, total = 0;
-};
 
 // Peak resident memory of this process (VmHWM), bytes; 0 where /proc is not there.
 double peak_resident_bytes() {
@@ -79,194 +77,199 @@ void deserialize(const std::vector<std::int64_t>& v, const DistSettings& s, Rank
   }
 }
 
-}  // namespace
-
+// One rank's part of a distributed run, phase by phase; run() calls them in order.
 template <class Scalar>
-DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
-                            RankResources<Scalar>& res,
-                            const std::function<std::string(const std::string&)>& locate) {
+class RankRun {
+ public:
   using Matrix = exec::HostMatrix<Scalar>;
   using Storage = LocalStorage<Scalar>;
-  const int me = comm.rank(), P = comm.size();
-  const bool root = me == 0;
-  DistOutcome out;
-  out.ranks = P;
-  auto keyed = [&](const KeyedError& e) {
-    return std::make_exception_ptr(std::invalid_argument(locate(e.key) + ": " + e.what()));
+  using Locate = std::function<std::string(const std::string&)>;
+
+  RankRun(const DistSettings& s, const Communicator& comm, RankProcessors<Scalar>& procs,
+          const Locate& locate)
+      : s_(s), comm_(comm), procs_(procs), local_(*procs.local), locate_(locate) {
+    me_ = comm.rank(), P_ = comm.size();
+    out_.ranks = P_;
+  }
+
+  DistOutcome run() {
+    share_speeds();
+    choose_partition();
+    plan_pieces();
+    drop_task_if_asked();
+    make_matrices();
+    repeat();
+    if (s_.fault == exec::Fault::corrupt && dist().c.owner(0, 0) == me_) {
+      auto& x = C_(std::size_t(dist().c.offset(0, 0)));
+      x = exec::flip_exponent_bit(x);
+    }
+    validate();
+    gather_figures();
+    return std::move(out_);
+  }
+
+ private:
+  struct Phases {
+    double exchange = 0, compute = 0, reduce = 0, total = 0;
+  };
+  struct Rep {
+    double global_s = 0;
+    Phases phases;
+    TrafficCounters traffic;
+    std::vector<exec::WorkerStats> workers;
   };
 
-  // --- rank speeds; rank 0 chooses the partition and broadcasts it ----------------------------
-  std::exception_ptr failure;
-  double factor = 1, my_speed = 0;
-  ProcessGrid grid;
-  try {
-    if (!s.rank_speeds.empty()) {
-      if (int(s.rank_speeds.size()) != P)
-        throw KeyedError("mpi.rank_speeds", "mpi.rank_speeds has " +
-                                                std::to_string(s.rank_speeds.size()) +
-                                                " entries but the job has " + std::to_string(P) +
-                                                " ranks (one factor per rank)");
-      factor = s.rank_speeds[std::size_t(me)];
-    }
-    for (const auto& sp : res.speeds) my_speed += sp.gflops;
-    my_speed *= factor;
-    grid = near_square_grid(P);
-    if (!s.aligned && !s.grid.empty()) {
-      grid = ProcessGrid{s.grid[0], s.grid[1]};
-      if (grid.size() != P)
-        throw KeyedError("mpi.grid",
-                         "mpi.grid " + describe(grid) + " has " + std::to_string(grid.size()) +
-                             " processes but the job has " + std::to_string(P) + " ranks");
-    }
-  } catch (const KeyedError& e) {
-    failure = keyed(e);
-  } catch (...) {
-    failure = std::current_exception();
+  const Distribution& dist() const { return out_.partition.dist; }
+  std::exception_ptr keyed(const KeyedError& e) const {
+    return std::make_exception_ptr(std::invalid_argument(locate_(e.key) + ": " + e.what()));
   }
-  comm.agree(failure);
-  out.rank_speeds = comm.allgather(my_speed);
 
-  Stopwatch clock;
-  RankPartitionRequest req;
-  req.m = s.m, req.n = s.n, req.k = s.k, req.tile = s.tile;
-  req.speeds = out.rank_speeds;
-  req.aligned = s.aligned, req.grid = grid, req.block = s.block > 0 ? s.block : s.tile;
-  req.automatic = s.automatic, req.algorithm = s.algorithm;
-  req.discretization = s.discretization, req.bandwidth_gbs = s.bandwidth_gbs;
-  req.elem = sizeof(Scalar);
-  std::vector<std::int64_t> wire;
-  if (root) {
+  // Every rank's speed (its processors' GFLOP/s times its factor), known to all.
+  void share_speeds() {
+    std::exception_ptr failure;
+    double my_speed = 0;
     try {
-      // Speeds that cannot be partitioned are the speeds' fault, not the partition's.
-      const std::string speed_key = s.rank_speeds.empty() ? "platform.speeds" : "mpi.rank_speeds";
-      std::vector<double> working;
-      for (double v : out.rank_speeds)
-        if (v > 0) working.push_back(v);
-      if (working.empty())
-        throw KeyedError(speed_key, "no rank has a positive speed: nobody would compute");
-      const double tasks = double((s.m + s.tile - 1) / s.tile) *
-                           double((s.n + s.tile - 1) / s.tile) *
-                           double((s.k + s.tile - 1) / s.tile);
-      if (double(working.size()) > tasks)
-        throw KeyedError("problem.tile", std::to_string(working.size()) +
-                                             " ranks with work but only " +
-                                             std::to_string(std::int64_t(tasks)) +
-                                             " tile tasks: use a smaller problem.tile or fewer "
-                                             "ranks (or give some a speed factor of 0)");
-      if (const auto problem = partition::speed_problem(working))
-        throw KeyedError(speed_key,
-                         "the ranks' speeds (their processors' GFLOP/s times their "
-                         "factor): " +
-                             *problem);
-      out.partition = choose_rank_partition(req);
-      wire = serialize(out.partition);
+      if (!s_.rank_speeds.empty()) {
+        if (int(s_.rank_speeds.size()) != P_)
+          throw KeyedError("mpi.rank_speeds", "mpi.rank_speeds has " +
+                                                  std::to_string(s_.rank_speeds.size()) +
+                                                  " entries but the job has " + std::to_string(P_) +
+                                                  " ranks (one factor per rank)");
+        factor_ = s_.rank_speeds[std::size_t(me_)];
+      }
+      for (double v : local_.speeds()) my_speed += v;
+      my_speed *= factor_;
+      grid_ = near_square_grid(P_);
+      if (!s_.aligned && !s_.grid.empty()) {
+        grid_ = ProcessGrid{s_.grid[0], s_.grid[1]};
+        if (grid_.size() != P_)
+          throw KeyedError("mpi.grid",
+                           "mpi.grid " + describe(grid_) + " has " + std::to_string(grid_.size()) +
+                               " processes but the job has " + std::to_string(P_) + " ranks");
+      }
     } catch (const KeyedError& e) {
       failure = keyed(e);
-    } catch (const std::invalid_argument& e) {
-      failure = std::make_exception_ptr(std::invalid_argument(
-          locate("partition.algorithm") + ": the rank partition of " + std::to_string(s.m) + "x" +
-          std::to_string(s.n) + "x" + std::to_string(s.k) + " (tiles of " + std::to_string(s.tile) +
-          ") among " + std::to_string(P) + " ranks: " + e.what()));
+    } catch (...) {
+      failure = std::current_exception();
     }
+    comm_.agree(failure);
+    my_speed_ = my_speed;
+    out_.rank_speeds = comm_.allgather(my_speed);
   }
-  comm.agree(failure);
-  comm.broadcast(wire, 0);
-  comm.broadcast(out.partition.name, 0);
-  RankPartition& rp = out.partition;
-  if (!root) {
-    deserialize(wire, s, rp);
-    rp.dist = s.aligned ? aligned_distribution(rp.zones, rp.order, s.m, s.n, s.k, s.tile)
-                        : block_cyclic_distribution(s.m, s.n, s.k, req.block, grid);
-    rp.traffic = model_traffic(rp.zones, rp.order, rp.dist);
-    rp.predicted_s = model_time(rp.traffic, out.rank_speeds, s.bandwidth_gbs, sizeof(Scalar));
-  }
-  const Distribution& dist = rp.dist;
 
-  // --- this rank's pieces, planned among its processors, on one engine -------------------------
-  std::vector<double> proc_speeds;
-  for (const auto& sp : res.speeds) proc_speeds.push_back(sp.gflops);
-  std::unique_ptr<Exchange<Scalar>> ex;
-  std::unique_ptr<exec::Engine<Scalar>> engine;
-  std::vector<exec::Plan> plans;  // one per piece
-  std::int64_t max_a = 0, max_b = 0;
-  std::vector<Matrix> box_c;
-  // Engines (worker sets) this run makes: calibration may have made its own before.
-  const int engines_before = exec::Engine<Scalar>::created();
-  try {
-    engine = std::make_unique<exec::Engine<Scalar>>(std::move(res.workers));
-    ex = std::make_unique<Exchange<Scalar>>(comm, rp.zones, rp.order, dist, s.slabs_per_box);
-    // The engine's buffers fit the largest panels and blocks over all pieces' plans: when that
-    // exceeds a processor's budget, its pieces are planned again with a smaller one.
-    std::vector<std::int64_t> budgets = res.plan_options.budget_elements;
-    for (int attempt = 0;; ++attempt) {
-      plans.clear();
-      for (std::size_t p = 0; p < ex->pieces().size(); ++p) {
-        const Piece& piece = ex->pieces()[p];
-        const exec::Rect c = c_panel(rp.order, piece.box), a = ex->a_panel_of(int(p));
-        exec::PlanOptions popt = res.plan_options;
-        popt.budget_elements = budgets;
-        // A partial box starts from zero; a box written in place starts from beta*C0.
-        popt.beta_is_zero = piece.first_of_box && (!ex->c_in_place() || s.beta == 0);
-        popt.beta_is_one = !piece.first_of_box || (ex->c_in_place() && s.beta == 1);
-        // Local zones: the piece among this rank's processors, in the piece's own coordinates.
-        partition::TileBox local_box = piece.box;
-        const auto local = local_zones(s.algorithm, s.discretization, proc_speeds, local_box);
-        exec::Plan plan;
-        try {
-          plan = exec::make_plan(local, c.rows(), c.cols(), a.cols(), s.tile, popt);
-        } catch (const std::runtime_error& e) {
-          throw KeyedError("platform.memory_budget_mib",
-                           std::string("platform.memory_budget_mib: ") + e.what() + " of " +
-                               std::to_string(s.tile) + " (problem.tile)");
-        }
-        plans.push_back(std::move(plan));
-        if (!ex->a_in_place(int(p))) max_a = std::max(max_a, c.rows() * a.cols());
-        if (!ex->b_in_place(int(p))) max_b = std::max(max_b, a.cols() * c.cols());
-      }
-      bool fits = true;
-      for (std::size_t q = 0; q < budgets.size(); ++q) {
-        const std::int64_t budget = res.plan_options.budget_elements[q];
-        if (budget <= 0) continue;
-        const exec::BufferCost cost = q < res.plan_options.buffer_cost.size()
-                                          ? res.plan_options.buffer_cost[q]
-                                          : exec::BufferCost{};
-        exec::ProcessorPlan all;  // the largest needs over the pieces
-        for (const auto& plan : plans)
-          if (q < plan.processors.size()) exec::widen_needs(all, plan.processors[q]);
-        const std::int64_t need = exec::buffer_elements(all, cost);
-        if (need <= budget) continue;
-        fits = false;
-        budgets[q] = std::min(budgets[q] - 1,
-                              std::int64_t(double(budgets[q]) * double(budget) / double(need)));
-        if (budgets[q] <= cost.fixed || attempt == 32)
-          throw KeyedError("platform.memory_budget_mib",
-                           "platform.memory_budget_mib: memory budget too small for the pieces of "
-                           "this rank at " +
-                               std::to_string(s.tile) + " (problem.tile)");
-      }
-      if (fits) break;
-    }
-    // Every buffer is made here, before the first repetition.
-    for (const auto& plan : plans) engine->reserve(plan);
-    if (!ex->c_in_place())
-      for (int b = 0; b < ex->boxes(); ++b) {
-        const exec::Rect& c = ex->box_panel(b);
-        box_c.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::C_box"),
-                           c.rows(), c.cols());
-      }
-  } catch (const KeyedError& e) {
-    failure = keyed(e);
-  } catch (...) {
-    failure = std::current_exception();
+  RankPartitionRequest request() const {
+    RankPartitionRequest req;
+    req.m = s_.m, req.n = s_.n, req.k = s_.k, req.tile = s_.tile;
+    req.speeds = out_.rank_speeds;
+    req.aligned = s_.aligned, req.grid = grid_, req.block = s_.block > 0 ? s_.block : s_.tile;
+    req.automatic = s_.automatic, req.algorithm = s_.algorithm;
+    req.discretization = s_.discretization, req.bandwidth_gbs = s_.bandwidth_gbs;
+    req.elem = sizeof(Scalar);
+    return req;
   }
-  const double partition_s = clock.seconds();
-  comm.agree(failure);
-  if (s.fault == exec::Fault::drop_task) {
-    const int first = int(comm.allreduce_min(ex->pieces().empty() ? double(P) : double(me)));
-    if (me == first) {
+
+  // Rank 0: refuses speeds that cannot be partitioned, then scores the candidates.
+  RankPartition choose_on_root(const RankPartitionRequest& req) const {
+    // Speeds that cannot be partitioned are the speeds' fault, not the partition's.
+    const std::string speed_key = s_.rank_speeds.empty() ? "platform.speeds" : "mpi.rank_speeds";
+    std::vector<double> working;
+    for (double v : out_.rank_speeds)
+      if (v > 0) working.push_back(v);
+    if (working.empty())
+      throw KeyedError(speed_key, "no rank has a positive speed: nobody would compute");
+    const double tasks = double((s_.m + s_.tile - 1) / s_.tile) *
+                         double((s_.n + s_.tile - 1) / s_.tile) *
+                         double((s_.k + s_.tile - 1) / s_.tile);
+    if (double(working.size()) > tasks)
+      throw KeyedError("problem.tile", std::to_string(working.size()) +
+                                           " ranks with work but only " +
+                                           std::to_string(std::int64_t(tasks)) +
+                                           " tile tasks: use a smaller problem.tile or fewer "
+                                           "ranks (or give some a speed factor of 0)");
+    if (const auto problem = partition::speed_problem(working))
+      throw KeyedError(
+          speed_key,
+          "the ranks' speeds (their processors' GFLOP/s times their factor): " + *problem);
+    return choose_rank_partition(req);
+  }
+
+  // Rank 0 chooses the rank partition and hands it to everyone.
+  void choose_partition() {
+    clock_.restart();
+    const RankPartitionRequest req = request();
+    std::exception_ptr failure;
+    std::vector<std::int64_t> wire;
+    if (me_ == 0) {
+      try {
+        out_.partition = choose_on_root(req);
+        wire = serialize(out_.partition);
+      } catch (const KeyedError& e) {
+        failure = keyed(e);
+      } catch (const std::invalid_argument& e) {
+        failure = std::make_exception_ptr(std::invalid_argument(
+            locate_("partition.algorithm") + ": the rank partition of " + std::to_string(s_.m) +
+            "x" + std::to_string(s_.n) + "x" + std::to_string(s_.k) + " (tiles of " +
+            std::to_string(s_.tile) + ") among " + std::to_string(P_) + " ranks: " + e.what()));
+      }
+    }
+    comm_.agree(failure);
+    comm_.broadcast(wire, 0);
+    comm_.broadcast(out_.partition.name, 0);
+    RankPartition& rp = out_.partition;
+    if (me_ != 0) {
+      deserialize(wire, s_, rp);
+      rp.dist = s_.aligned ? aligned_distribution(rp.zones, rp.order, s_.m, s_.n, s_.k, s_.tile)
+                           : block_cyclic_distribution(s_.m, s_.n, s_.k, req.block, grid_);
+      rp.traffic = model_traffic(rp.zones, rp.order, rp.dist);
+      rp.predicted_s = model_time(rp.traffic, out_.rank_speeds, s_.bandwidth_gbs, sizeof(Scalar));
+    }
+  }
+
+  // This rank's pieces, each a product of the local multiply, planned together so that the
+  // engine's buffers fit every budget; every buffer is made here, before the first repetition.
+  void plan_pieces() {
+    std::exception_ptr failure;
+    const RankPartition& rp = out_.partition;
+    try {
+      ex_ = std::make_unique<Exchange<Scalar>>(comm_, rp.zones, rp.order, dist(), s_.slabs_per_box);
+      std::vector<pipeline::Product> products;
+      for (std::size_t p = 0; p < ex_->pieces().size(); ++p) {
+        const Piece& piece = ex_->pieces()[p];
+        const exec::Rect c = c_panel(rp.order, piece.box), a = ex_->a_panel_of(int(p));
+        pipeline::Product product{c.rows(), c.cols(), a.cols(), s_.tile};
+        // A partial box starts from zero; a box written in place starts from beta*C0.
+        product.beta_is_zero = piece.first_of_box && (!ex_->c_in_place() || s_.beta == 0);
+        product.beta_is_one = !piece.first_of_box || (ex_->c_in_place() && s_.beta == 1);
+        products.push_back(product);
+        if (!ex_->a_in_place(int(p))) max_a_ = std::max(max_a_, c.rows() * a.cols());
+        if (!ex_->b_in_place(int(p))) max_b_ = std::max(max_b_, a.cols() * c.cols());
+      }
+      if (!products.empty()) plans_ = local_.plan(products);
+      for (const auto& plan : plans_) local_.reserve(plan);
+      if (!ex_->c_in_place())
+        for (int b = 0; b < ex_->boxes(); ++b) {
+          const exec::Rect& c = ex_->box_panel(b);
+          box_c_.emplace_back(
+              Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::C_box"), c.rows(),
+              c.cols());
+        }
+    } catch (const KeyedError& e) {
+      failure = keyed(e);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    partition_s_ = clock_.seconds();
+    comm_.agree(failure);
+  }
+
+  void drop_task_if_asked() {
+    if (s_.fault != exec::Fault::drop_task) return;
+    std::exception_ptr failure;
+    const int first = int(comm_.allreduce_min(ex_->pieces().empty() ? double(P_) : double(me_)));
+    if (me_ == first) {
       bool dropped = false;
-      for (auto& plan : plans)
-        if (exec::drop_one_task(plan)) {
+      for (auto& plan : plans_)
+        if (exec::drop_one_task(plan.steps)) {
           dropped = true;
           break;
         }
@@ -275,199 +278,186 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
             "--inject-fault drop-task: no tile task can be left out without also leaving out "
             "beta (the problem is one tile deep): use problem.k > problem.tile or beta = 1"));
     }
-    comm.agree(failure);
+    comm_.agree(failure);
   }
 
-  // --- the matrices, each rank generating what the layout gives it -----------------------------
-  Storage A = local_storage<Scalar>(dist.a, me, "cuboid::dist::A");
-  Storage B = local_storage<Scalar>(dist.b, me, "cuboid::dist::B");
-  Storage C0 = local_storage<Scalar>(dist.c, me, "cuboid::dist::C0");
-  Storage C = local_storage<Scalar>(dist.c, me, "cuboid::dist::C");
-  fill_local(A, dist.a, me, s.seed, exec::MatrixId::A);
-  fill_local(B, dist.b, me, s.seed, exec::MatrixId::B);
-  switch (s.c_init) {
-    case InitialC::random:
-      fill_local(C0, dist.c, me, s.seed, exec::MatrixId::C);
-      break;
-    case InitialC::zero:
-      Kokkos::deep_copy(C0, Scalar(0));
-      break;
-    case InitialC::nan:
-      Kokkos::deep_copy(C0, std::numeric_limits<Scalar>::quiet_NaN());
-      break;
+  // Each rank generates what the layout gives it.
+  void make_matrices() {
+    const Distribution& d = dist();
+    A_ = local_storage<Scalar>(d.a, me_, "cuboid::dist::A");
+    B_ = local_storage<Scalar>(d.b, me_, "cuboid::dist::B");
+    C0_ = local_storage<Scalar>(d.c, me_, "cuboid::dist::C0");
+    C_ = local_storage<Scalar>(d.c, me_, "cuboid::dist::C");
+    fill_local(A_, d.a, me_, s_.seed, exec::MatrixId::A);
+    fill_local(B_, d.b, me_, s_.seed, exec::MatrixId::B);
+    switch (s_.c_init) {
+      case exec::InitialC::random:
+        fill_local(C0_, d.c, me_, s_.seed, exec::MatrixId::C);
+        break;
+      case exec::InitialC::zero:
+        Kokkos::deep_copy(C0_, Scalar(0));
+        break;
+      case exec::InitialC::nan:
+        Kokkos::deep_copy(C0_, std::numeric_limits<Scalar>::quiet_NaN());
+        break;
+    }
+    a_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_panel"),
+                       std::size_t(max_a_));
+    b_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_panel"),
+                       std::size_t(max_b_));
+    if (d.a.kind() == MatrixDist::Kind::block_cyclic) {
+      A_array_ = local_array(A_, d.a, me_);
+      B_array_ = local_array(B_, d.b, me_);
+      C_array_ = local_array(C_, d.c, me_);
+    }
   }
-  Storage a_panel(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_panel"),
-                  std::size_t(max_a)),
-      b_panel(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_panel"),
-              std::size_t(max_b));
-  const bool bc = dist.a.kind() == MatrixDist::Kind::block_cyclic;
-  const Matrix A_array = bc ? local_array(A, dist.a, me) : Matrix();
-  const Matrix B_array = bc ? local_array(B, dist.b, me) : Matrix();
-  const Matrix C_array = bc ? local_array(C, dist.c, me) : Matrix();
 
-  // --- repetitions ------------------------------------------------------------------------
-  const Scalar alpha = Scalar(s.alpha), beta = Scalar(s.beta);
-  struct Rep {
-    double global_s = 0;
-    Phases phases;
-    TrafficCounters traffic;
-    std::vector<exec::WorkerStats> workers;
-  };
-  std::vector<Rep> reps;
-  const int total = s.warmup + s.repetitions;
-  try {
-    for (int r = 0; r < total; ++r) {
-      Rep rep;
-      rep.workers.resize(res.specs.size());
-      // C written in place starts as C0, like the single-process run (not timed).
-      if (ex->c_in_place()) Kokkos::deep_copy(C, C0);
-      comm.barrier();
-      const double t0 = exec::now_seconds();
-      Stopwatch sw;
-      ex->start(A, B);
-      rep.phases.exchange += sw.seconds();
-      for (std::size_t p = 0; p < ex->pieces().size(); ++p) {
-        const Piece& piece = ex->pieces()[p];
-        const exec::Rect c = c_panel(rp.order, piece.box), a = ex->a_panel_of(int(p));
-        // Panels live in two reusable buffers unless the local array is the panel.
-        const Matrix Ap =
-            ex->a_in_place(int(p)) ? A_array : Matrix(a_panel.data(), c.rows(), a.cols());
-        const Matrix Bp =
-            ex->b_in_place(int(p)) ? B_array : Matrix(b_panel.data(), a.cols(), c.cols());
-        const Matrix Cp = ex->c_in_place() ? C_array : box_c[std::size_t(piece.box_index)];
-        sw.restart();
-        ex->inputs_for(int(p), A, B, Ap, Bp);
-        rep.phases.exchange += sw.seconds();
-        sw.restart();
-        const Scalar piece_beta = !piece.first_of_box ? Scalar(1)
-                                  : ex->c_in_place()  ? beta
-                                                      : Scalar(0);
-        auto result =
-            engine->run(plans[p], Ap, Bp, Cp, alpha, piece_beta, [&] { return ex->progress(); });
-        rep.phases.compute += sw.seconds();
-        for (std::size_t q = 0; q < result.workers.size(); ++q) {
-          auto& w = rep.workers[q];
-          const auto& x = result.workers[q];
-          w.busy_s += x.busy_s, w.copy_s += x.copy_s, w.stall_s += x.stall_s;
-          w.h2d_bytes += x.h2d_bytes;
-          w.d2h_bytes += x.d2h_bytes, w.flops += x.flops, w.steps += x.steps;
-          w.finish_s = std::max(w.finish_s, x.finish_s);
-        }
-      }
+  // One repetition: inputs exchanged while pieces compute as they arrive, then the reduction.
+  Rep repetition() {
+    Rep rep;
+    rep.workers.resize(local_.processors().size());
+    // C written in place starts as C0, like the single-process run (not timed).
+    if (ex_->c_in_place()) Kokkos::deep_copy(C_, C0_);
+    comm_.barrier();
+    const double t0 = exec::now_seconds();
+    Stopwatch sw;
+    ex_->start(A_, B_);
+    rep.phases.exchange += sw.seconds();
+    const Scalar alpha = Scalar(s_.alpha), beta = Scalar(s_.beta);
+    const TileOrder& order = out_.partition.order;
+    for (std::size_t p = 0; p < ex_->pieces().size(); ++p) {
+      const Piece& piece = ex_->pieces()[p];
+      const exec::Rect c = c_panel(order, piece.box), a = ex_->a_panel_of(int(p));
+      // Panels live in two reusable buffers unless the local array is the panel.
+      const Matrix Ap =
+          ex_->a_in_place(int(p)) ? A_array_ : Matrix(a_panel_.data(), c.rows(), a.cols());
+      const Matrix Bp =
+          ex_->b_in_place(int(p)) ? B_array_ : Matrix(b_panel_.data(), a.cols(), c.cols());
+      const Matrix Cp = ex_->c_in_place() ? C_array_ : box_c_[std::size_t(piece.box_index)];
       sw.restart();
-      ex->reduce(box_c, C0, beta, C);
-      rep.phases.reduce = sw.seconds();
-      rep.phases.total = exec::now_seconds() - t0;
-      rep.traffic = ex->counters();
-      rep.global_s = comm.allreduce_max(rep.phases.total);
-      if (r >= s.warmup) reps.push_back(std::move(rep));
+      ex_->inputs_for(int(p), A_, B_, Ap, Bp);
+      rep.phases.exchange += sw.seconds();
+      sw.restart();
+      const Scalar piece_beta = !piece.first_of_box ? Scalar(1)
+                                : ex_->c_in_place() ? beta
+                                                    : Scalar(0);
+      auto result = local_.multiply(plans_[p], Ap, Bp, Cp, alpha, piece_beta,
+                                    [&] { return ex_->progress(); });
+      rep.phases.compute += sw.seconds();
+      for (std::size_t q = 0; q < result.workers.size(); ++q)
+        pipeline::add_product(rep.workers[q], result.workers[q]);
     }
-  } catch (const std::exception& e) {
-    // Other ranks may be blocked in a receive from this one: agreeing is impossible here.
-    comm.abort(std::string("during the distributed product: ") + e.what());
-  }
-  for (const auto& r : reps) out.times_s.push_back(r.global_s);
-  if (s.fault == exec::Fault::corrupt && dist.c.owner(0, 0) == me) {
-    auto& x = C(std::size_t(dist.c.offset(0, 0)));
-    x = exec::flip_exponent_bit(x);
+    sw.restart();
+    ex_->reduce(box_c_, C0_, beta, C_);
+    rep.phases.reduce = sw.seconds();
+    rep.phases.total = exec::now_seconds() - t0;
+    rep.traffic = ex_->counters();
+    rep.global_s = comm_.allreduce_max(rep.phases.total);
+    return rep;
   }
 
-  // The median repetition (by the slowest rank's time) is the one reported.
-  std::vector<std::size_t> order(reps.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](auto a, auto b) { return reps[a].global_s < reps[b].global_s; });
-  const Rep& med = reps[order[order.size() / 2]];
-
-  // --- validation ----------------------------------------------------------------------------
-  if (s.validate) {
-    const int extra = P + int(comm.allreduce_max(double(ex->pieces().size())));
+  void repeat() {
     try {
-      out.validation = validate_distributed(comm, dist, A, B, C0, C, alpha, beta, s.seed,
-                                            s.full_check_max, extra, s.tile);
-      out.validated = true;
+      for (int r = 0; r < s_.warmup + s_.repetitions; ++r) {
+        Rep rep = repetition();
+        if (r >= s_.warmup) reps_.push_back(std::move(rep));
+      }
     } catch (const std::exception& e) {
-      comm.abort(std::string("during validation: ") + e.what());
+      throw RankFailure(std::string("during the distributed product: ") + e.what());
+    }
+    for (const auto& r : reps_) out_.times_s.push_back(r.global_s);
+  }
+
+  void validate() {
+    if (!s_.validate) return;
+    const int extra = P_ + int(comm_.allreduce_max(double(ex_->pieces().size())));
+    try {
+      out_.validation =
+          validate_distributed(comm_, dist(), A_, B_, C0_, C_, Scalar(s_.alpha), Scalar(s_.beta),
+                               s_.seed, s_.full_check_max, extra, s_.tile);
+      out_.validated = true;
+    } catch (const std::exception& e) {
+      throw RankFailure(std::string("during validation: ") + e.what());
     }
   }
 
-  // --- every rank's figures to rank 0 --------------------------------------------------------
-  const auto& tr = med.traffic;
-  const auto& model = rp.traffic[std::size_t(me)];
-  const double elem = double(sizeof(Scalar));
-  double tasks = 0;
-  for (const auto& b : rp.zones[std::size_t(me)]) tasks += b.volume();
-  // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
-  // buffers (every receive is posted at once), the engine's buffers.
-  double data_bytes =
-      double(A.size() + B.size() + C0.size() + C.size() + a_panel.size() + b_panel.size()) * elem +
-      engine->reserved_bytes() + ex->carry_peak_bytes() + tr.a_recv + tr.b_recv + tr.c_recv +
-      tr.a_sent + tr.b_sent + tr.c_sent;
-  for (const auto& b : box_c) data_bytes += double(b.size()) * elem;
-  nlohmann::json mine = {
-      {"rank", me},
-      {"host", hostname()},
-      {"speed_gflops", my_speed},
-      {"speed_factor", factor},
-      {"tasks", tasks},
-      {"boxes", ex->boxes()},
-      {"pieces", int(ex->pieces().size())},
-      {"in_place", {{"c", ex->c_in_place()}}},
-      {"engines_created", exec::Engine<Scalar>::created() - engines_before},
-      {"phases",
-       {{"calibrate_s", res.calibration_s},
-        {"partition_s", partition_s},
-        {"exchange_s", med.phases.exchange},
-        {"compute_s", med.phases.compute},
-        {"reduce_s", med.phases.reduce},
-        {"total_s", med.phases.total}}},
-      {"bytes",
-       {{"a_sent", tr.a_sent},
-        {"a_recv", tr.a_recv},
-        {"b_sent", tr.b_sent},
-        {"b_recv", tr.b_recv},
-        {"c_sent", tr.c_sent},
-        {"c_recv", tr.c_recv},
-        {"recv_mpi", tr.recv_mpi},
-        {"model_recv", model.received() * elem},
-        {"model_moved", model.moved() * elem}}},
-      {"memory",
-       {{"local_blocks_bytes", double(A.size() + B.size() + C0.size() + C.size()) * elem},
-        {"projections_bytes", model.footprint() * elem},
-        {"data_bytes", data_bytes},
-        {"engine_bytes", engine->reserved_bytes()},
-        {"carry_peak_bytes", ex->carry_peak_bytes()},
-        {"peak_resident_bytes", peak_resident_bytes()}}}};
-  mine["processors"] = nlohmann::json::array();
-  for (std::size_t q = 0; q < res.specs.size(); ++q) {
-    const auto& w = med.workers[q];
-    mine["processors"].push_back({{"name", res.specs[q].name},
-                                  {"kind", platform::to_string(res.specs[q].kind)},
-                                  {"space", res.specs[q].space},
-                                  {"threads", res.specs[q].threads},
-                                  {"speed_gflops", res.speeds[q].gflops},
-                                  {"speed_source", res.speeds[q].source},
-                                  {"busy_s", w.busy_s},
-                                  {"copy_s", w.copy_s},
-                                  {"stall_s", w.stall_s},
-                                  {"finish_s", w.finish_s},
-                                  {"h2d_bytes", w.h2d_bytes},
-                                  {"d2h_bytes", w.d2h_bytes},
-                                  {"flops", w.flops},
-                                  {"steps", w.steps}});
+  // This rank's figures of the median repetition (by the slowest rank's time).
+  RankFigures figures() const {
+    std::vector<double> times;
+    for (const auto& r : reps_) times.push_back(r.global_s);
+    const Rep& med = reps_[pipeline::summarize_times(times).median_index];
+    const auto& tr = med.traffic;
+    const auto& model = out_.partition.traffic[std::size_t(me_)];
+    const double elem = double(sizeof(Scalar));
+    RankFigures f;
+    f.rank = me_, f.host = hostname(), f.speed_gflops = my_speed_, f.speed_factor = factor_;
+    for (const auto& b : out_.partition.zones[std::size_t(me_)]) f.tasks += b.volume();
+    f.boxes = ex_->boxes(), f.pieces = int(ex_->pieces().size());
+    f.c_in_place = ex_->c_in_place();
+    f.engines_created = exec::Engine<Scalar>::created() - procs_.engines_before;
+    f.phases = {procs_.calibration_s, partition_s_,      med.phases.exchange,
+                med.phases.compute,   med.phases.reduce, med.phases.total};
+    f.bytes = {tr.a_sent,           tr.a_recv, tr.b_sent,   tr.b_recv,
+               tr.c_sent,           tr.c_recv, tr.recv_mpi, model.received() * elem,
+               model.moved() * elem};
+    const double blocks = double(A_.size() + B_.size() + C0_.size() + C_.size()) * elem;
+    // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
+    // buffers (every receive is posted at once), the engine's buffers.
+    double data = blocks + double(a_panel_.size() + b_panel_.size()) * elem +
+                  local_.reserved_bytes() + ex_->carry_peak_bytes() + tr.a_recv + tr.b_recv +
+                  tr.c_recv + tr.a_sent + tr.b_sent + tr.c_sent;
+    for (const auto& b : box_c_) data += double(b.size()) * elem;
+    f.memory = {blocks,
+                model.footprint() * elem,
+                data,
+                local_.reserved_bytes(),
+                ex_->carry_peak_bytes(),
+                peak_resident_bytes()};
+    f.processors = pipeline::processor_figures(local_, procs_.speeds, plans_, med.workers);
+    f.environment = s_.rank_info;
+    return f;
   }
-  if (!s.rank_info.is_null()) mine["environment"] = s.rank_info;
-  const auto gathered = comm.gather(mine.dump(), 0);
-  if (root)
-    for (const auto& g : gathered) out.per_rank.push_back(nlohmann::json::parse(g));
-  return out;
+
+  void gather_figures() {
+    nlohmann::json mine = figures();
+    const auto gathered = comm_.gather(mine.dump(), 0);
+    if (me_ == 0)
+      for (const auto& g : gathered) out_.per_rank.push_back(nlohmann::json::parse(g));
+  }
+
+  const DistSettings& s_;
+  const Communicator& comm_;
+  RankProcessors<Scalar>& procs_;
+  pipeline::LocalMultiply<Scalar>& local_;
+  Locate locate_;
+  int me_ = 0, P_ = 1;
+  DistOutcome out_;
+  double factor_ = 1, my_speed_ = 0, partition_s_ = 0;
+  ProcessGrid grid_;
+  Stopwatch clock_;
+  std::unique_ptr<Exchange<Scalar>> ex_;
+  std::vector<pipeline::LocalPlan> plans_;  // one per piece
+  std::int64_t max_a_ = 0, max_b_ = 0;
+  std::vector<Matrix> box_c_;
+  Storage A_, B_, C0_, C_, a_panel_, b_panel_;
+  Matrix A_array_, B_array_, C_array_;
+  std::vector<Rep> reps_;
+};
+
+}  // namespace
+
+template <class Scalar>
+DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
+                            RankProcessors<Scalar>& processors,
+                            const std::function<std::string(const std::string&)>& locate) {
+  return RankRun<Scalar>(s, comm, processors, locate).run();
 }
 
 template DistOutcome run_distributed<double>(const DistSettings&, const Communicator&,
-                                             RankResources<double>&,
+                                             RankProcessors<double>&,
                                              const std::function<std::string(const std::string&)>&);
 template DistOutcome run_distributed<float>(const DistSettings&, const Communicator&,
-                                            RankResources<float>&,
+                                            RankProcessors<float>&,
                                             const std::function<std::string(const std::string&)>&);
 
 }  // namespace cuboid::dist

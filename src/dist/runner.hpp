@@ -6,35 +6,33 @@
 //   live for the whole run -> per repetition: exchange inputs (MPI progressed while computing),
 //   compute pieces as their inputs arrive, reduce partial C onto owners -> distributed
 //   validation -> every rank's figures gathered on rank 0.
-// No deck, no report: the app (src/app/run_distributed.cpp) turns a deck into these settings
-// and the outcome into text and JSON.
+// Each piece is computed by the local multiply (pipeline/local_multiply.hpp), the same call a
+// single-process run makes. No deck, no report: the app turns a deck into these settings and
+// the outcome into text and JSON.
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "dist/communicator.hpp"
+#include "dist/rank_figures.hpp"
 #include "dist/rank_partition.hpp"
 #include "dist/validate.hpp"
-#include "exec/engine.hpp"
 #include "exec/fault.hpp"
-#include "exec/plan.hpp"
-#include "exec/worker.hpp"
+#include "exec/initial_c.hpp"
+#include "pipeline/local_multiply.hpp"
 #include "platform/calibration.hpp"
 #include "platform/processor.hpp"
 
 namespace cuboid::dist {
 
-enum class InitialC { random, zero, nan };
-
 struct DistSettings {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
   double alpha = 1, beta = 0;
   std::uint64_t seed = 0;
-  InitialC c_init = InitialC::random;
+  exec::InitialC c_init = exec::InitialC::random;
   // The rank partition.
   bool automatic = true;
   partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
@@ -56,22 +54,20 @@ struct DistSettings {
   exec::Fault fault = exec::Fault::none;
 };
 
-// What the app hands over for this rank: its processors, their speeds (the app owns
-// calibration) and their workers, made once and used for every piece and repetition.
+// This rank's processors, as the app made them: the local multiply that computes every piece
+// (its engine made once for the whole run), the speeds it was given and where they came from.
 template <class Scalar>
-struct RankResources {
-  std::vector<platform::ProcessorSpec> specs;
+struct RankProcessors {
+  pipeline::LocalMultiply<Scalar>* local = nullptr;
   std::vector<platform::Speed> speeds;
   double calibration_s = 0;
-  exec::PlanOptions plan_options;  // per-processor budgets and panel counts; beta flags unset
-  std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers;
+  int engines_before = 0;  // exec::Engine::created() before the local multiply was made
 };
 
-// Input errors name a deck key; the app turns it into "file:line:column: key".
-struct KeyedError : std::invalid_argument {
-  KeyedError(std::string k, const std::string& msg)
-      : std::invalid_argument(msg), key(std::move(k)) {}
-  std::string key;
+// A failure on one rank once the traffic has started: the others may be waiting for this rank,
+// so no agreement is possible. The caller ends the job with the message (MPI_Abort).
+struct RankFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 struct DistOutcome {
@@ -81,18 +77,16 @@ struct DistOutcome {
   std::vector<double> times_s;      // slowest rank's time per repetition (not warm-up)
   DistValidation validation;
   bool validated = false;
-  // Rank 0 only: every rank's figures of the median repetition (rank, host, speeds, phases,
-  // bytes as counted and as MPI delivered them, processors, memory).
-  std::vector<nlohmann::json> per_rank;
+  // Rank 0 only: every rank's figures of the median repetition.
+  std::vector<RankFigures> per_rank;
 };
 
 // Collective over `comm`. Input errors found before any traffic throw CollectiveFailure on
 // every rank (rank 0 prints it); `locate(key)` prefixes a KeyedError's message with where the
-// key was given. A failure in the middle of the traffic aborts the job with the failing rank's
-// message.
+// key was given. A failure in the middle of the traffic throws RankFailure on the failing rank.
 template <class Scalar>
 DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
-                            RankResources<Scalar>& res,
+                            RankProcessors<Scalar>& processors,
                             const std::function<std::string(const std::string&)>& locate);
 
 }  // namespace cuboid::dist

@@ -18,6 +18,8 @@ def main():
     ap.add_argument("--in-place", action="store_true", help="every rank writes C in place")
     ap.add_argument("--proportional", action="store_true",
                     help="each rank's tasks match its speed share to one tile column")
+    ap.add_argument("--stolen", action="store_true",
+                    help="some processor ran steps stolen from another's queue")
     a = ap.parse_args()
     j = json.load(open(a.record))
     errors = []
@@ -66,6 +68,16 @@ def main():
     expect(c["lower_bound_bytes_per_rank"] > 0, "no lower bound")
     if a.ranks == 1:
         expect(c["bytes_per_rank_max"] == 0, "one rank should move nothing")
+
+    # Every processor's steps, its own and stolen ones, add up to the rank's: nothing lost or
+    # run twice by stealing.
+    for r in ranks:
+        stolen = sum(p["stolen_steps"] for p in r["processors"])
+        lost = sum(p["lost_steps"] for p in r["processors"])
+        expect(stolen == lost, f"rank {r['rank']}: {stolen} steps stolen but {lost} taken")
+    if a.stolen:
+        expect(any(p["stolen_steps"] > 0 for r in ranks for p in r["processors"]),
+               "nothing was stolen")
 
     idle = [r for r in ranks if r["tasks"] == 0]
     expect(len(idle) == a.idle and j["mpi"]["idle_ranks"] == a.idle,

@@ -1,0 +1,52 @@
+#pragma once
+// What one rank reports of a distributed run, as typed data: gathered on rank 0 and turned into
+// the record there. Its JSON form (to_json/from_json, the record's "ranks" entries) is written
+// and read in one place, so that a misspelt key cannot compile into a silent zero.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/figures.hpp"
+
+namespace cuboid::dist {
+
+struct RankPhases {  // seconds, of the median repetition
+  double calibrate_s = 0, partition_s = 0, exchange_s = 0, compute_s = 0, reduce_s = 0, total_s = 0;
+};
+
+struct RankBytes {  // as the exchange counted them, as MPI delivered them, as the model predicts
+  double a_sent = 0, a_recv = 0, b_sent = 0, b_recv = 0, c_sent = 0, c_recv = 0;
+  double recv_mpi = 0;
+  double model_recv = 0, model_moved = 0;
+  double sent() const { return a_sent + b_sent + c_sent; }
+};
+
+struct RankMemory {               // bytes
+  double local_blocks_bytes = 0;  // A, B, C0 and C as the layout gives them
+  double projections_bytes = 0;   // what the rank's zone touches, by the model
+  double data_bytes = 0;          // everything held for data (blocks, panels, buffers, messages)
+  double engine_bytes = 0;
+  double carry_peak_bytes = 0;
+  double peak_resident_bytes = 0;  // VmHWM
+};
+
+struct RankFigures {
+  int rank = 0;
+  std::string host;
+  double speed_gflops = 0, speed_factor = 1;
+  double tasks = 0;
+  int boxes = 0, pieces = 0;
+  bool c_in_place = false;
+  int engines_created = 0;
+  RankPhases phases;
+  RankBytes bytes;
+  RankMemory memory;
+  std::vector<pipeline::ProcessorFigures> processors;
+  nlohmann::json environment;  // the process's placement (report::ProcessEnvironment as JSON)
+};
+
+void to_json(nlohmann::json& j, const RankFigures& f);
+void from_json(const nlohmann::json& j, RankFigures& f);
+
+}  // namespace cuboid::dist
