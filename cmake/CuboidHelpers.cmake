@@ -15,12 +15,26 @@ function(cuboid_library name)
   endif()
 endfunction()
 
-# cuboid_test(NAME SOURCES ... [LIBS ...] [LABELS ...]): a GoogleTest program registered with CTest.
+# cuboid_test(NAME SOURCES ... [LIBS ...] [LABELS ...]): a GoogleTest program registered with
+# CTest, one CTest test per GoogleTest test. A test that calls GTEST_SKIP shows as skipped, not
+# passed: each runs alone, and GoogleTest prints "[  SKIPPED ]" only for a test that skipped
+# without failing.
 function(cuboid_test name)
   cmake_parse_arguments(arg "" "" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${arg_SOURCES})
   target_link_libraries(${name} PRIVATE ${arg_LIBS} GTest::gtest_main cuboid_warnings)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
   include(GoogleTest)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${arg_LABELS}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${arg_LABELS}"
+                       SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endfunction()
+
+# cuboid_gtest_run(NAME COMMAND [ARGS...]): a whole GoogleTest program as one CTest test (its
+# tests share a process, e.g. one Kokkos initialisation), COMMAND a path such as
+# $<TARGET_FILE:...> or mpiexec. It shows as skipped when it passed and some test called
+# GTEST_SKIP, and as failed whenever it failed (tests/support/gtest_skip.sh says why not
+# SKIP_REGULAR_EXPRESSION).
+function(cuboid_gtest_run name)
+  add_test(NAME ${name} COMMAND ${PROJECT_SOURCE_DIR}/tests/support/gtest_skip.sh ${ARGN})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
 endfunction()
