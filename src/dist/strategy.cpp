@@ -54,25 +54,4 @@ std::vector<Piece> pieces_of(const partition::TileZone& zone, int slabs_per_box)
   return out;
 }
 
-std::vector<partition::TileZone> local_zones(partition::Algorithm a, partition::Discretization d,
-                                             const std::vector<double>& processor_speeds,
-                                             const partition::TileBox& piece) {
-  const partition::TileExtent ext{piece.extent(0), piece.extent(1), piece.extent(2)};
-  const std::size_t p = processor_speeds.size();
-  if (p == 0) throw std::invalid_argument("a rank needs at least one processor");
-  const partition::TileBox whole{{0, 0, 0}, {ext[0], ext[1], ext[2]}};
-  if (p == 1) return {partition::TileZone{whole}};
-  const double tasks = double(ext[0]) * double(ext[1]) * double(ext[2]);
-  // The 2D algorithms count C tiles, not tasks.
-  const double units = partition::is_2d(a) ? double(ext[0]) * double(ext[1]) : tasks;
-  if (units < double(p)) {
-    const auto fastest = std::max_element(processor_speeds.begin(), processor_speeds.end()) -
-                         processor_speeds.begin();
-    std::vector<partition::TileZone> out(p);
-    out[std::size_t(fastest)] = {whole};
-    return out;
-  }
-  return partition::partition_tiles(a, d, processor_speeds, ext);
-}
-
 }  // namespace cuboid::dist

@@ -31,13 +31,6 @@ struct Piece {
 // min(slabs_per_box, its k extent) slabs of nearly equal tile depth.
 std::vector<Piece> pieces_of(const partition::TileZone& zone, int slabs_per_box);
 
-// The partition of one piece among a rank's processors, in coordinates relative to the
-// piece. When the piece has fewer tasks than there are processors, the fastest one takes it
-// alone and the others get empty zones.
-std::vector<partition::TileZone> local_zones(partition::Algorithm a, partition::Discretization d,
-                                             const std::vector<double>& processor_speeds,
-                                             const partition::TileBox& piece);
-
 // Element ranges of a tile box: rows/cols of C (or A, B) it covers.
 inline exec::Rect c_rect(const partition::TileBox& b, std::int64_t m, std::int64_t n,
                          std::int64_t t) {

@@ -181,4 +181,21 @@ std::vector<TileZone> partition_tiles(Algorithm a, Discretization d,
   return zones;
 }
 
+std::vector<TileZone> processor_zones(Algorithm algorithm, Discretization discretization,
+                                      const std::vector<double>& speeds, const TileExtent& tiles) {
+  const std::size_t p = speeds.size();
+  if (p == 0) throw std::invalid_argument("at least one processor is needed");
+  const TileBox whole{{0, 0, 0}, {tiles[0], tiles[1], tiles[2]}};
+  if (p == 1) return {TileZone{whole}};
+  const double c_tiles = double(tiles[0]) * double(tiles[1]);
+  const double units = is_2d(algorithm) ? c_tiles : c_tiles * double(tiles[2]);
+  if (units < double(p)) {
+    const auto fastest = std::max_element(speeds.begin(), speeds.end()) - speeds.begin();
+    std::vector<TileZone> zones(p);
+    zones[std::size_t(fastest)] = {whole};
+    return zones;
+  }
+  return partition_tiles(algorithm, discretization, speeds, tiles);
+}
+
 }  // namespace cuboid::partition

@@ -56,4 +56,10 @@ std::vector<TileZone> discretize(Discretization d, const std::vector<Zone>& zone
 std::vector<TileZone> partition_tiles(Algorithm a, Discretization d,
                                       const std::vector<double>& speeds, const TileExtent& tiles);
 
+// One zone per processor of the given speeds: partition_tiles, except that with fewer units than
+// processors (tile tasks for the 3D algorithms, C tiles for the 2D ones) the fastest processor
+// takes the whole cuboid and the others get empty zones (a small piece of a distributed run).
+std::vector<TileZone> processor_zones(Algorithm a, Discretization d,
+                                      const std::vector<double>& speeds, const TileExtent& tiles);
+
 }  // namespace cuboid::partition

@@ -36,25 +36,6 @@ std::int64_t buffer_need(const std::vector<LocalPlan>& plans, std::size_t q,
 
 }  // namespace
 
-std::vector<partition::TileZone> processor_zones(partition::Algorithm algorithm,
-                                                 partition::Discretization discretization,
-                                                 const std::vector<double>& speeds,
-                                                 const partition::TileExtent& tiles) {
-  const std::size_t p = speeds.size();
-  if (p == 0) throw std::invalid_argument("at least one processor is needed");
-  const partition::TileBox whole{{0, 0, 0}, {tiles[0], tiles[1], tiles[2]}};
-  if (p == 1) return {partition::TileZone{whole}};
-  const double c_tiles = double(tiles[0]) * double(tiles[1]);
-  const double units = partition::is_2d(algorithm) ? c_tiles : c_tiles * double(tiles[2]);
-  if (units < double(p)) {
-    const auto fastest = std::max_element(speeds.begin(), speeds.end()) - speeds.begin();
-    std::vector<partition::TileZone> zones(p);
-    zones[std::size_t(fastest)] = {whole};
-    return zones;
-  }
-  return partition::partition_tiles(algorithm, discretization, speeds, tiles);
-}
-
 void require_supported(const GemmShape& shape, ScalarType type) {
   if (type != ScalarType::float32 && type != ScalarType::float64)
     throw KeyedError("problem.precision", "the scalar type " + std::string(to_string(type)) +
@@ -112,7 +93,7 @@ std::vector<LocalPlan> LocalMultiply<Scalar>::plan_with(
     lp.product = product;
     const partition::TileExtent tiles = product.tiles();
     try {
-      lp.zones = processor_zones(o.algorithm, o.discretization, speeds_, tiles);
+      lp.zones = partition::processor_zones(o.algorithm, o.discretization, speeds_, tiles);
     } catch (const partition::TooLarge& e) {
       throw KeyedError("partition.discretization",
                        "partition.discretization = \"" +

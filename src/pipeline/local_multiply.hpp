@@ -108,14 +108,6 @@ class LocalMultiply {
   exec::Engine<Scalar> engine_;
 };
 
-// The zones of one product among processors of the given speeds: the partition algorithm on
-// the product's tile cuboid, discretised. With fewer tiles (tasks for 3D algorithms, C tiles for
-// 2D ones) than processors, the fastest processor takes everything.
-std::vector<partition::TileZone> processor_zones(partition::Algorithm algorithm,
-                                                 partition::Discretization discretization,
-                                                 const std::vector<double>& speeds,
-                                                 const partition::TileExtent& tiles);
-
 // Refuses, naming the argument, what the local multiply cannot compute yet (transposes,
 // leading dimensions other than the rows): kept in the signatures so that adding them changes
 // no caller.

@@ -136,19 +136,6 @@ TEST(Strategy, PiecesAreKSlabsThatTileEachBox) {
   EXPECT_TRUE(pieces.front().first_of_box);
 }
 
-TEST(Strategy, LocalZonesSplitAPieceAmongProcessors) {
-  const TileBox piece{{2, 4, 1}, {6, 8, 5}};
-  const auto z =
-      local_zones(partition::Algorithm::nrrp3d, partition::Discretization::precise, {1, 3}, piece);
-  ASSERT_EQ(z.size(), 2u);
-  EXPECT_TRUE(partition::testing::tiles_exactly(z, TileExtent{4, 4, 4}));
-  // One task and two processors: the faster one takes it.
-  const auto one = local_zones(partition::Algorithm::nrrp3d, partition::Discretization::precise,
-                               {1, 3}, TileBox{{0, 0, 0}, {1, 1, 1}});
-  EXPECT_TRUE(one[0].empty());
-  EXPECT_EQ(one[1].size(), 1u);
-}
-
 // Brute force: for every element each rank's zone needs (zones in positions of `o`), is it
 // owned? Counted per category, element by element.
 std::vector<RankTraffic> brute_traffic(const std::vector<TileZone>& zones, const TileOrder& o,

@@ -170,5 +170,19 @@ TEST(Merge, FewestBoxesCutsTheUnionAgain) {
   EXPECT_EQ(fewest_boxes(fewest), fewest);  // a fixed point
 }
 
+TEST(ProcessorZones, SplitACuboidAmongProcessorsOrGiveASmallOneToTheFastest) {
+  const auto z = processor_zones(Algorithm::nrrp3d, Discretization::precise, {1, 3}, {4, 4, 4});
+  ASSERT_EQ(z.size(), 2u);
+  EXPECT_TRUE(testing::tiles_exactly(z, TileExtent{4, 4, 4}));
+  // One task and two processors: the faster one takes it.
+  const auto one = processor_zones(Algorithm::nrrp3d, Discretization::precise, {1, 3}, {1, 1, 1});
+  EXPECT_TRUE(one[0].empty());
+  EXPECT_EQ(one[1].size(), 1u);
+  // A 2D algorithm counts C tiles: one C tile four deep still goes to one processor.
+  const auto flat = processor_zones(Algorithm::nrrp2d, Discretization::precise, {2, 1}, {1, 1, 4});
+  EXPECT_EQ(flat[0].size(), 1u);
+  EXPECT_TRUE(flat[1].empty());
+}
+
 }  // namespace
 }  // namespace cuboid::partition

@@ -1,0 +1,121 @@
+// The local multiply: planning several products within every budget, the errors it names by
+// setting, the GEMM options it refuses for now, and products that validate whatever the schedule.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "exec/validate.hpp"
+#include "pipeline/local_multiply.hpp"
+#include "util/error.hpp"
+
+using namespace cuboid;
+
+namespace {
+
+// The host and one staged processor (`budget` elements), equal speeds, nrrp3d precise.
+pipeline::LocalOptions options_for(const std::vector<platform::ProcessorSpec>& specs,
+                                   std::int64_t budget, std::size_t elem) {
+  pipeline::LocalOptions o;
+  o.algorithm = partition::Algorithm::nrrp3d;
+  o.discretization = partition::Discretization::precise;
+  for (const auto& s : specs) {
+    const bool host = s.kind == platform::ProcessorKind::host;
+    o.plan.budget_elements.push_back(host ? 0 : budget);
+    o.plan.min_panels.push_back(host ? 1 : 4);
+    o.plan.buffer_cost.push_back(exec::buffer_cost(s, elem));
+  }
+  return o;
+}
+
+std::string key_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const KeyedError& e) {
+    return e.key;
+  }
+  return "<no KeyedError>";
+}
+
+TEST(LocalMultiply, PlansSeveralProductsWithinEveryBudget) {
+  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  // Elements: the staging ring and well below what the largest piece would want beside it.
+  const std::int64_t budget = exec::buffer_cost(specs[1], 8).fixed + 40000;
+  pipeline::LocalMultiply<double> lm(specs, {1.0, 1.0}, options_for(specs, budget, 8));
+  const std::vector<pipeline::Product> products = {
+      {160, 96, 128, 16, true, false}, {64, 200, 48, 16, false, true}, {30, 30, 300, 16}};
+  const auto plans = lm.plan(products);
+  ASSERT_EQ(plans.size(), products.size());
+  exec::ProcessorPlan all;
+  for (const auto& p : plans) {
+    EXPECT_EQ(p.steps.m, p.product.m);
+    EXPECT_EQ(p.steps.k, p.product.k);
+    exec::widen_needs(all, p.steps.processors[1]);
+  }
+  // The staged processor's buffers, sized for the largest steps of all products, fit its budget.
+  EXPECT_LE(exec::buffer_elements(all, exec::buffer_cost(specs[1], 8)), budget);
+  EXPECT_GT(lm.host_buffers(plans).copying_bytes, 0.0);
+}
+
+TEST(LocalMultiply, NamesTheSettingAtFault) {
+  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  pipeline::LocalMultiply<double> tiny(specs, {1.0, 1.0}, options_for(specs, 10, 8));
+  EXPECT_EQ(key_of([&] {
+              tiny.plan(pipeline::Product{256, 256, 256, 64});
+            }),
+            "platform.memory_budget_mib");
+  EXPECT_EQ(key_of([] {
+              pipeline::require_supported({Op::transpose, Op::none, 4, 4, 4}, ScalarType::float64);
+            }),
+            "problem.trans_a");
+  EXPECT_EQ(key_of([] {
+              pipeline::require_supported({Op::none, Op::conjugate_transpose, 4, 4, 4},
+                                          ScalarType::float32);
+            }),
+            "problem.trans_b");
+  EXPECT_EQ(
+      key_of([] {
+        pipeline::require_supported({Op::none, Op::none, 4, 4, 4}, ScalarType::complex_float64);
+      }),
+      "problem.precision");
+  EXPECT_THROW(pipeline::require_supported({Op::none, Op::none, 4, 4, 4, 8}, ScalarType::float64),
+               std::invalid_argument);
+  EXPECT_NO_THROW(
+      pipeline::require_supported({Op::none, Op::none, 4, 5, 6, 4, 6, 4}, ScalarType::float64));
+}
+
+TEST(LocalMultiply, ParsesOpsAsBlasDoesAndCountsFlopsTheLapackWay) {
+  EXPECT_EQ(parse_op('n'), Op::none);
+  EXPECT_EQ(parse_op('T'), Op::transpose);
+  EXPECT_EQ(parse_op('c'), Op::conjugate_transpose);
+  EXPECT_FALSE(parse_op('x').has_value());
+  EXPECT_EQ(gemm_flops(ScalarType::float64, 2, 3, 4), 48.0);
+  EXPECT_EQ(gemm_flops(ScalarType::complex_float32, 2, 3, 4), 192.0);
+}
+
+// Every schedule gives a product within the validation bound, and stealing plans cut steps.
+TEST(LocalMultiply, MultipliesWithEverySchedule) {
+  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  const std::int64_t m = 150, n = 130, k = 170, tile = 16;
+  exec::HostMatrix<double> A("A", m, k), B("B", k, n), C0("C0", m, n), C("C", m, n);
+  exec::fill_random(A, 3, exec::MatrixId::A);
+  exec::fill_random(B, 3, exec::MatrixId::B);
+  exec::fill_random(C0, 3, exec::MatrixId::C);
+  for (exec::Strategy s :
+       {exec::Strategy::static_plan, exec::Strategy::random, exec::Strategy::cheapest}) {
+    auto o = options_for(specs, exec::buffer_cost(specs[1], 8).fixed + (1 << 20), 8);
+    o.schedule = s;
+    pipeline::LocalMultiply<double> lm(specs, {1.0, 1.0}, o);
+    const auto plan = lm.plan(pipeline::Product{m, n, k, tile});
+    EXPECT_EQ(plan.steps.shared_steps, s != exec::Strategy::static_plan);
+    EXPECT_EQ(plan.task_tiles > 0, s != exec::Strategy::static_plan);
+    lm.reserve(plan);
+    Kokkos::deep_copy(C, C0);
+    const auto res = lm.multiply(plan, A, B, C, 1.5, -0.5);
+    ASSERT_EQ(res.workers.size(), 2u);
+    EXPECT_EQ(res.workers[0].flops + res.workers[1].flops, 2.0 * m * n * k);
+    const auto v = exec::validate(A, B, C0, C, 1.5, -0.5, 2);
+    EXPECT_TRUE(v.passed) << exec::to_string(s) << ": error " << v.error << " bound " << v.bound;
+  }
+}
+
+}  // namespace
