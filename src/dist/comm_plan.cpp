@@ -1,0 +1,289 @@
+#include "dist/comm_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace cuboid::dist {
+namespace {
+
+using Key = std::pair<std::int64_t, std::int64_t>;
+using Message = CommPlan::Message;
+using Segment = CommPlan::Segment;
+
+// Element rectangles of the A tile at positions (x of i, y of k) and the B tile (y of k, x of j).
+exec::Rect a_tile(const TileOrder& o, std::int64_t x, std::int64_t y) {
+  return exec::Rect{o.i.lo(x), o.i.hi(x), o.k.lo(y), o.k.hi(y)};
+}
+exec::Rect b_tile(const TileOrder& o, std::int64_t y, std::int64_t x) {
+  return exec::Rect{o.k.lo(y), o.k.hi(y), o.j.lo(x), o.j.hi(x)};
+}
+exec::Rect input_tile(const TileOrder& o, bool is_a, std::int64_t x, std::int64_t y) {
+  return is_a ? a_tile(o, x, y) : b_tile(o, y, x);
+}
+
+// True when `rank` owns every element of the box's A and B.
+bool owns_inputs(const TileOrder& o, const Distribution& d, const partition::TileBox& b, int rank) {
+  bool all = true;
+  auto mine = [&](const exec::Rect&, int owner) { all = all && owner == rank; };
+  for (std::int64_t y = b.lo[2]; y < b.hi[2] && all; ++y) {
+    for (std::int64_t x = b.lo[0]; x < b.hi[0] && all; ++x)
+      d.a.for_each_piece(a_tile(o, x, y), mine);
+    for (std::int64_t x = b.lo[1]; x < b.hi[1] && all; ++x)
+      d.b.for_each_piece(b_tile(o, y, x), mine);
+  }
+  return all;
+}
+
+// The pieces of a rank's zone: k-slabs of each box, or the whole box when the rank owns all of
+// its inputs (then there is nothing to wait for, and one GEMM per box is fastest).
+std::vector<Piece> pieces_for(const TileOrder& o, const Distribution& d,
+                              const partition::TileZone& zone, int rank, int slabs_per_box) {
+  std::vector<Piece> out;
+  int index = 0;
+  for (const auto& b : zone) {
+    if (b.empty()) continue;
+    const int slabs = owns_inputs(o, d, b, rank) ? 1 : slabs_per_box;
+    for (Piece p : pieces_of({b}, slabs)) {
+      p.box_index = index;
+      out.push_back(p);
+    }
+    ++index;
+  }
+  return out;
+}
+
+// Calls visit(stage, is_a, x, y, first) for each A tile (x of i, y of k) and B tile (y of k, x
+// of j) each piece needs, piece by piece (A tiles k-major, then B tiles j-major); `first` is
+// true at the first piece that needs the tile. Sender and receiver both enumerate this way.
+template <class F>
+void for_each_tile(const std::vector<Piece>& pieces, F&& visit) {
+  std::set<Key> seen_a, seen_b;
+  for (std::size_t s = 0; s < pieces.size(); ++s) {
+    const auto& b = pieces[s].box;
+    for (std::int64_t y = b.lo[2]; y < b.hi[2]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x)
+        visit(int(s), true, x, y, seen_a.insert({x, y}).second);
+    for (std::int64_t x = b.lo[1]; x < b.hi[1]; ++x)
+      for (std::int64_t y = b.lo[2]; y < b.hi[2]; ++y)
+        visit(int(s), false, x, y, seen_b.insert({y, x}).second);
+  }
+}
+
+// The C tiles (positions) of a zone with the boxes covering each, sorted by (y, x).
+std::map<Key, std::vector<int>> c_tiles_of(const partition::TileZone& zone) {
+  std::map<Key, std::vector<int>> out;
+  int index = 0;
+  for (const auto& b : zone) {
+    if (b.empty()) continue;
+    for (std::int64_t y = b.lo[1]; y < b.hi[1]; ++y)
+      for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x) out[{y, x}].push_back(index);
+    ++index;
+  }
+  return out;
+}
+
+exec::Rect c_tile(const TileOrder& o, const Key& yx) {
+  return exec::Rect{o.i.lo(yx.second), o.i.hi(yx.second), o.j.lo(yx.first), o.j.hi(yx.first)};
+}
+
+bool overlaps_ij(const partition::TileBox& a, const partition::TileBox& b) {
+  return a.lo[0] < b.hi[0] && b.lo[0] < a.hi[0] && a.lo[1] < b.hi[1] && b.lo[1] < a.hi[1];
+}
+
+void add_segment(Message& msg, bool is_a, const Segment& seg) {
+  (is_a ? msg.a : msg.b).push_back(seg);
+  (is_a ? msg.a_elems : msg.b_elems) += seg.elements();
+}
+
+// Only a block-cyclic local array can be a panel. C is in place when the zone is one box whose
+// C is the rank's whole local C and no other zone touches it.
+void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, const TileOrder& o,
+                   const Distribution& dist) {
+  p.a_in_place.assign(p.pieces.size(), false), p.b_in_place.assign(p.pieces.size(), false);
+  if (dist.a.kind() != MatrixDist::Kind::block_cyclic) return;
+  const BlockCyclic &La = dist.a.block_cyclic(), &Lb = dist.b.block_cyclic(),
+                    &Lc = dist.c.block_cyclic();
+  const ProcessGrid& g = La.grid();
+  const int pr = g.row_of(p.rank), pc = g.col_of(p.rank);
+  for (std::size_t s = 0; s < p.pieces.size(); ++s) {
+    const auto& b = p.pieces[s].box;
+    p.a_in_place[s] = is_whole_local_axis(o.i, b.lo[0], b.hi[0], La.row_block(), pr, g.rows) &&
+                      is_whole_local_axis(o.k, b.lo[2], b.hi[2], La.col_block(), pc, g.cols);
+    p.b_in_place[s] = is_whole_local_axis(o.k, b.lo[2], b.hi[2], Lb.row_block(), pr, g.rows) &&
+                      is_whole_local_axis(o.j, b.lo[1], b.hi[1], Lb.col_block(), pc, g.cols);
+  }
+  if (p.box_panels.size() != 1) return;
+  const auto& my_zone = zones[std::size_t(p.rank)];
+  const auto it = std::find_if(my_zone.begin(), my_zone.end(), [](auto& b) { return !b.empty(); });
+  for (int d = 0; d < p.ranks; ++d)
+    if (d != p.rank)
+      for (const auto& b : zones[std::size_t(d)])
+        if (!b.empty() && overlaps_ij(b, *it)) return;
+  p.c_in_place = is_whole_local_axis(o.i, it->lo[0], it->hi[0], Lc.row_block(), pr, g.rows) &&
+                 is_whole_local_axis(o.j, it->lo[1], it->hi[1], Lc.col_block(), pc, g.cols);
+}
+
+// The last stage that needs each part (is_a, origin) this rank receives.
+std::map<std::pair<bool, Key>, int> last_uses(const CommPlan& p, const TileOrder& o,
+                                              const Distribution& dist) {
+  std::map<std::pair<bool, Key>, int> last;
+  for_each_tile(p.pieces, [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool) {
+    (is_a ? dist.a : dist.b)
+        .for_each_piece(input_tile(o, is_a, x, y), [&](const exec::Rect& r, int owner) {
+          if (owner != p.rank) last[{is_a, {r.i0, r.j0}}] = s;
+        });
+  });
+  return last;
+}
+
+// What this rank needs, piece by piece: local parts to copy (unless in place), received parts
+// (unpacked into the first piece's panel, carried when a later piece needs them too).
+void plan_inputs(CommPlan& p, const TileOrder& o, const Distribution& dist) {
+  const std::size_t S = p.pieces.size();
+  p.incoming.resize(S), p.copies_a.resize(S), p.copies_b.resize(S), p.free_after.resize(S);
+  const auto last_use = last_uses(p, o, dist);
+  std::map<std::pair<bool, Key>, int> carry_of;  // received part -> its carry slot
+  std::vector<std::map<int, Message>> by_source(S);
+  for_each_tile(p.pieces, [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool first) {
+    const auto& box = p.pieces[std::size_t(s)].box;
+    const exec::Rect r = input_tile(o, is_a, x, y);
+    // The tile's place in the panel of piece s.
+    const std::int64_t pi0 = is_a ? o.i.first[std::size_t(x)] - o.i.first[std::size_t(box.lo[0])]
+                                  : o.k.first[std::size_t(y)] - o.k.first[std::size_t(box.lo[2])];
+    const std::int64_t pj0 = is_a ? o.k.first[std::size_t(y)] - o.k.first[std::size_t(box.lo[2])]
+                                  : o.j.first[std::size_t(x)] - o.j.first[std::size_t(box.lo[1])];
+    const bool in_place = is_a ? p.a_in_place[std::size_t(s)] : p.b_in_place[std::size_t(s)];
+    auto& copies = (is_a ? p.copies_a : p.copies_b)[std::size_t(s)];
+    (is_a ? dist.a : dist.b).for_each_piece(r, [&](const exec::Rect& q, int owner) {
+      const std::int64_t pi = pi0 + q.i0 - r.i0, pj = pj0 + q.j0 - r.j0;
+      if (owner == p.rank) {
+        if (!in_place) copies.push_back({q.i0, q.j0, q.rows(), q.cols(), pi, pj, -1});
+        return;
+      }
+      const std::pair<bool, Key> key{is_a, {q.i0, q.j0}};
+      if (!first) {  // received at an earlier stage and carried
+        copies.push_back({q.i0, q.j0, q.rows(), q.cols(), pi, pj, carry_of.at(key)});
+        return;
+      }
+      int slot = -1;
+      if (const int last = last_use.at(key); last > s) {
+        slot = int(p.carried.size());
+        p.carried.push_back({q.i0, q.j0, q.rows(), q.cols(), last});
+        carry_of[key] = slot;
+        p.free_after[std::size_t(last)].push_back(slot);
+      }
+      Message& msg = by_source[std::size_t(s)][owner];
+      msg.peer = owner, msg.tag = s;
+      add_segment(msg, is_a, Segment{q.i0, q.j0, q.rows(), q.cols(), pi, pj, slot});
+    });
+  });
+  for (std::size_t s = 0; s < S; ++s)
+    for (auto& [src, msg] : by_source[s]) p.incoming[s].push_back(std::move(msg));
+}
+
+// What this rank sends to each other rank, stage by stage, in the receiver's order; earlier
+// stages first, since they are what the receivers wait for first.
+void plan_outgoing(CommPlan& p, const std::vector<std::vector<Piece>>& all, const TileOrder& o,
+                   const Distribution& dist) {
+  for (int d = 0; d < p.ranks; ++d) {
+    if (d == p.rank) continue;
+    std::map<int, Message> by_stage;
+    for_each_tile(
+        all[std::size_t(d)], [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool first) {
+          if (!first) return;
+          (is_a ? dist.a : dist.b)
+              .for_each_piece(input_tile(o, is_a, x, y), [&](const exec::Rect& q, int owner) {
+                if (owner != p.rank) return;
+                Message& msg = by_stage[s];
+                msg.peer = d, msg.tag = s;
+                add_segment(msg, is_a, Segment{q.i0, q.j0, q.rows(), q.cols()});
+              });
+        });
+    for (auto& [s, msg] : by_stage) p.outgoing.push_back(std::move(msg));
+  }
+  std::stable_sort(p.outgoing.begin(), p.outgoing.end(),
+                   [](const Message& x, const Message& y) { return x.tag < y.tag; });
+}
+
+// Partial C: what this rank sends, per owner, and what it receives, per source in rank order.
+void plan_partial_c(CommPlan& p, const std::vector<partition::TileZone>& zones, const TileOrder& o,
+                    const Distribution& dist) {
+  p.c_in.resize(std::size_t(p.ranks));
+  for (int s = 0; s < p.ranks; ++s) p.c_in[std::size_t(s)].peer = s;
+  for (auto& msg : p.c_in) msg.tag = CommPlan::c_tag;
+  if (p.c_in_place) return;  // nobody else touches this rank's C, and it touches no other
+  std::map<int, Message> by_owner;
+  for (const auto& [key, boxes] : c_tiles_of(zones[std::size_t(p.rank)])) {
+    const int idx = int(p.c_tiles.size());
+    const std::int64_t x = key.second, y = key.first;
+    p.c_tiles.push_back({x, y, o.i.first[std::size_t(x)], o.j.first[std::size_t(y)], boxes});
+    const exec::Rect r = c_tile(o, key);
+    dist.c.for_each_piece(r, [&](const exec::Rect& q, int owner) {
+      Message& msg = by_owner[owner];
+      msg.peer = owner, msg.tag = CommPlan::c_tag;
+      add_segment(msg, true,
+                  Segment{q.i0, q.j0, q.rows(), q.cols(), q.i0 - r.i0, q.j0 - r.j0, idx});
+    });
+  }
+  for (auto& [owner, msg] : by_owner) {
+    if (owner == p.rank) p.self_c = int(p.c_out.size());
+    p.c_out.push_back(std::move(msg));
+  }
+  for (int s = 0; s < p.ranks; ++s) {
+    if (s == p.rank) continue;
+    Message& msg = p.c_in[std::size_t(s)];
+    for (const auto& [key, boxes] : c_tiles_of(zones[std::size_t(s)]))
+      dist.c.for_each_piece(c_tile(o, key), [&](const exec::Rect& q, int owner) {
+        if (owner == p.rank) add_segment(msg, true, Segment{q.i0, q.j0, q.rows(), q.cols()});
+      });
+  }
+}
+
+}  // namespace
+
+CommVolume CommPlan::volume() const {
+  CommVolume v;
+  for (const auto& msg : outgoing) v.a_sent += msg.a_elems, v.b_sent += msg.b_elems;
+  for (const auto& stage : incoming)
+    for (const auto& msg : stage) v.a_recv += msg.a_elems, v.b_recv += msg.b_elems;
+  for (const auto& msg : c_out)
+    if (msg.peer != rank) v.c_sent += msg.a_elems;
+  for (const auto& msg : c_in)
+    if (msg.peer != rank) v.c_recv += msg.a_elems;
+  return v;
+}
+
+CommPlan make_comm_plan(int rank, int ranks, const std::vector<partition::TileZone>& zones,
+                        const TileOrder& order, const Distribution& dist, int slabs_per_box) {
+  if (ranks < 1 || rank < 0 || rank >= ranks)
+    throw std::invalid_argument("exchange: rank " + std::to_string(rank) + " of " +
+                                std::to_string(ranks));
+  if (int(zones.size()) != ranks)
+    throw std::invalid_argument("exchange: one zone per rank is needed");
+  CommPlan p;
+  p.rank = rank, p.ranks = ranks;
+  std::vector<std::vector<Piece>> all(static_cast<std::size_t>(ranks));
+  for (int d = 0; d < ranks; ++d)
+    all[std::size_t(d)] = pieces_for(order, dist, zones[std::size_t(d)], d, slabs_per_box);
+  p.pieces = all[std::size_t(rank)];
+  if (p.pieces.size() >= std::size_t(CommPlan::c_tag))
+    throw std::invalid_argument("exchange: too many pieces for one rank (" +
+                                std::to_string(p.pieces.size()) + ")");
+  for (const auto& piece : p.pieces) {
+    p.a_panels.push_back(a_panel(order, piece.box));
+    p.b_panels.push_back(b_panel(order, piece.box));
+  }
+  for (const auto& b : zones[std::size_t(rank)])
+    if (!b.empty()) p.box_panels.push_back(c_panel(order, b));
+  plan_in_place(p, zones, order, dist);
+  plan_inputs(p, order, dist);
+  plan_outgoing(p, all, order, dist);
+  plan_partial_c(p, zones, order, dist);
+  return p;
+}
+
+}  // namespace cuboid::dist
