@@ -84,12 +84,12 @@ exec::Plan plan_for(const Problem& pr, const std::vector<double>& told, bool ste
 }
 
 // One run: processor p runs what it is handed at rate[p] GFLOP/s.
-Outcome simulate(const Problem& pr, const exec::Plan& plan, exec::Strategy strategy,
+Outcome simulate(const Problem& pr, const exec::Plan& plan, exec::StealPolicy strategy,
                  const std::vector<double>& told, const std::vector<double>& rate,
                  std::uint64_t seed) {
   const std::size_t np = plan.processors.size();
   exec::ScheduleOptions o;
-  o.strategy = strategy;
+  o.policy = strategy;
   o.speeds = told;
   o.link_gbs.assign(np, pr.link_gbs);
   o.link_gbs[0] = 0;
@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
   std::vector<double> ref;
   const exec::Plan ref_plan = plan_for(pr, right, false);
   for (int i = 0; i < 3; ++i) {
-    const Outcome o = simulate(pr, ref_plan, exec::Strategy::static_plan, right, right, 1);
+    const Outcome o = simulate(pr, ref_plan, exec::StealPolicy::static_plan, right, right, 1);
     if (!o.error.empty()) {
       std::fprintf(stderr, "cuboid-steal-sim: static, right speeds: %s\n", o.error.c_str());
       return 3;
@@ -243,9 +243,9 @@ int main(int argc, char** argv) {
         told[q] = scen == "staged-fast" ? right[q] * off : right[q] / off;
     const exec::Plan plan = plan_for(pr, told, true);
     for (auto strategy :
-         {exec::Strategy::static_plan, exec::Strategy::random, exec::Strategy::cheapest}) {
+         {exec::StealPolicy::static_plan, exec::StealPolicy::random, exec::StealPolicy::cheapest}) {
       // The static schedule decides nothing: two runs show its time.
-      const int n = strategy == exec::Strategy::static_plan ? 2 : reps;
+      const int n = strategy == exec::StealPolicy::static_plan ? 2 : reps;
       std::vector<double> t, mib, moved, units;
       for (int r = 0; r < n; ++r) {
         const Outcome o = simulate(pr, plan, strategy, told, right, std::uint64_t(r) + 1);
@@ -259,7 +259,7 @@ int main(int argc, char** argv) {
         moved.push_back(o.moved_gflop);
         units.push_back(o.stolen_units);
       }
-      const std::string name = strategy == exec::Strategy::static_plan
+      const std::string name = strategy == exec::StealPolicy::static_plan
                                    ? "static-tiles"
                                    : std::string(exec::to_string(strategy));
       std::printf("| %s | %s | %.3f | %.1f (%.1f) | %.2f | %.0f |\n", scen.c_str(), name.c_str(),

@@ -72,7 +72,7 @@ pipeline::LocalOptions local_options_for(const deck::Deck& d,
   pipeline::LocalOptions o;
   o.algorithm = d.partition.algorithm;
   o.discretization = d.partition.discretization;
-  o.schedule = *exec::parse_strategy(deck::to_string(d.run.schedule));
+  o.schedule = d.run.schedule;
   o.task_tiles = d.run.task_tiles;
   o.seed = d.problem.seed;
   o.plan = plan_options_for(d, specs, element_bytes);

@@ -635,9 +635,6 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 }
 
 std::string to_string(Precision p) { return p == Precision::float64 ? "double" : "float"; }
-std::string to_string(Schedule s) {
-  return s == Schedule::static_plan ? "static" : s == Schedule::random ? "random" : "cheapest";
-}
 std::string to_string(CInit c) {
   return c == CInit::random ? "random" : c == CInit::zero ? "zero" : "nan";
 }

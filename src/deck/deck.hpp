@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "exec/initial_c.hpp"
+#include "exec/steal_policy.hpp"
 #include "partition/strategy.hpp"
 
 namespace cuboid::deck {
@@ -50,7 +51,8 @@ struct Partition {
   bool is_auto() const { return auto_algorithm || auto_discretization; }
 };
 
-enum class Schedule { static_plan, random, cheapest };
+// How steps are shared out (work stealing).
+using Schedule = exec::StealPolicy;
 
 struct Run {
   int repetitions = 3;
@@ -103,6 +105,5 @@ Deck parse_deck(const std::string& text, const std::string& name,
 
 std::string to_string(Precision p);
 std::string to_string(CInit c);
-std::string to_string(Schedule s);
 
 }  // namespace cuboid::deck

@@ -50,7 +50,7 @@ void Engine<Scalar>::reserve(const Plan& plan) {
     throw std::invalid_argument("engine: the plan has " + std::to_string(plan.processors.size()) +
                                 " processors but the engine " + std::to_string(workers_.size()));
   kokkos_ext::ScopedRegion region("cuboid::exec::reserve");
-  if (schedule_.strategy == Strategy::static_plan) {
+  if (schedule_.policy == StealPolicy::static_plan) {
     for (std::size_t q = 0; q < workers_.size(); ++q) workers_[q]->prepare(plan.processors[q]);
   } else {
     // Any processor may run any step: each must fit every budget.
@@ -110,7 +110,7 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
   std::vector<std::unique_ptr<StepSource>> sources(workers_.size());
   std::unique_ptr<StealScheduler> stealer;
   std::vector<Unit> units;
-  if (schedule_.strategy != Strategy::static_plan) units = make_units(plan, sizeof(Scalar));
+  if (schedule_.policy != StealPolicy::static_plan) units = make_units(plan, sizeof(Scalar));
 
   RunResult result;
   const double t0 = now_seconds();

@@ -22,26 +22,26 @@ constexpr double kPriorSeconds = 0.05;
 
 }  // namespace
 
-std::optional<Strategy> parse_strategy(std::string_view name) {
-  if (name == "static") return Strategy::static_plan;
-  if (name == "random") return Strategy::random;
-  if (name == "cheapest") return Strategy::cheapest;
+std::optional<StealPolicy> parse_steal_policy(std::string_view name) {
+  if (name == "static") return StealPolicy::static_plan;
+  if (name == "random") return StealPolicy::random;
+  if (name == "cheapest") return StealPolicy::cheapest;
   return std::nullopt;
 }
 
-std::string_view to_string(Strategy s) {
+std::string_view to_string(StealPolicy s) {
   switch (s) {
-    case Strategy::static_plan:
+    case StealPolicy::static_plan:
       return "static";
-    case Strategy::random:
+    case StealPolicy::random:
       return "random";
-    case Strategy::cheapest:
+    case StealPolicy::cheapest:
       return "cheapest";
   }
   return "static";
 }
 
-std::vector<std::string_view> strategy_names() { return {"static", "random", "cheapest"}; }
+std::vector<std::string_view> steal_policy_names() { return {"static", "random", "cheapest"}; }
 
 namespace {
 
@@ -422,7 +422,7 @@ int StealScheduler::steal(int p, bool idle) {
     // What runs just before a stolen unit: it goes to the end of the queue, or at once.
     t.resident = q.units.empty() ? q.last : &last_of(units_[std::size_t(q.units.back())]);
   }
-  if (options_.strategy == Strategy::cheapest && copies_[std::size_t(p)])
+  if (options_.policy == StealPolicy::cheapest && copies_[std::size_t(p)])
     for (int o = 0; o < int(queues_.size()); ++o) {
       if (o == p || copies_[std::size_t(o)]) continue;
       const Queue& q = *queues_[std::size_t(o)];
@@ -431,12 +431,12 @@ int StealScheduler::steal(int p, bool idle) {
       const double r = rate(o, t.now);
       t.in_place.push_back({o, finish_in(o, t.now, r), r});
     }
-  switch (options_.strategy) {
-    case Strategy::random:
+  switch (options_.policy) {
+    case StealPolicy::random:
       return steal_random(t);
-    case Strategy::cheapest:
+    case StealPolicy::cheapest:
       return steal_cheapest(t);
-    case Strategy::static_plan:
+    case StealPolicy::static_plan:
       break;
   }
   return -1;
@@ -445,7 +445,7 @@ int StealScheduler::steal(int p, bool idle) {
 bool StealScheduler::next(int p, StepRef& out) {
   Queue& q = *queues_[std::size_t(p)];
   Cursor& cur = cursors_[std::size_t(p)];
-  const bool stealing = options_.strategy != Strategy::static_plan;
+  const bool stealing = options_.policy != StealPolicy::static_plan;
   for (;;) {
     if (cur.unit >= 0) {
       const Unit& u = units_[std::size_t(cur.unit)];

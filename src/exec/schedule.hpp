@@ -25,17 +25,9 @@
 #include <vector>
 
 #include "exec/plan.hpp"
+#include "exec/steal_policy.hpp"
 
 namespace cuboid::exec {
-
-enum class Strategy {
-  static_plan,  // every processor runs its own steps, nothing moves (the default)
-  random,       // a random victim's last unstarted unit (the paper's RandSteal)
-  cheapest,     // the unstarted unit with the fewest bytes to move per flop (EffectiveSteal)
-};
-std::optional<Strategy> parse_strategy(std::string_view name);
-std::string_view to_string(Strategy s);
-std::vector<std::string_view> strategy_names();
 
 struct Unit {
   int owner = 0;                   // the processor the plan gave it to
@@ -82,7 +74,7 @@ std::int64_t plan_for_stealing(PlanOptions& options, const std::vector<partition
                                std::int64_t task_tiles);
 
 struct ScheduleOptions {
-  Strategy strategy = Strategy::static_plan;
+  StealPolicy policy = StealPolicy::static_plan;
   // Per processor: its speed (GFLOP/s) as the partition assumed it, the rate a steal decision
   // uses until the processor's own progress says otherwise. Empty: all equal.
   std::vector<double> speeds;

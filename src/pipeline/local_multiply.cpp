@@ -75,7 +75,7 @@ LocalMultiply<Scalar>::LocalMultiply(std::vector<platform::ProcessorSpec> proces
   if (speeds_.size() != processors_.size())
     throw std::invalid_argument("local multiply: one speed per processor expected");
   exec::ScheduleOptions schedule;
-  schedule.strategy = options_.schedule;
+  schedule.policy = options_.schedule;
   schedule.speeds = speeds_;
   for (const auto& p : processors_) schedule.link_gbs.push_back(p.link_gbs);
   schedule.seed = options_.seed;
@@ -86,7 +86,7 @@ template <class Scalar>
 std::vector<LocalPlan> LocalMultiply<Scalar>::plan_with(
     const std::vector<Product>& products, const std::vector<std::int64_t>& budgets) const {
   const LocalOptions& o = options_;
-  const bool movable_steps = o.schedule != exec::Strategy::static_plan || o.task_tiles > 0;
+  const bool movable_steps = o.schedule != exec::StealPolicy::static_plan || o.task_tiles > 0;
   std::vector<LocalPlan> plans;
   for (const Product& product : products) {
     LocalPlan lp;

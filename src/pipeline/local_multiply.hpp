@@ -26,7 +26,7 @@ namespace cuboid::pipeline {
 struct LocalOptions {
   partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
   partition::Discretization discretization = partition::Discretization::rounded;
-  exec::Strategy schedule = exec::Strategy::static_plan;
+  exec::StealPolicy schedule = exec::StealPolicy::static_plan;
   // Steps cut to C blocks of at most this many tiles a side so that they can move between
   // processors; 0 chooses it when the schedule steals and leaves pieces whole when it does not.
   // Given with the static schedule, it makes the plan a stealing run would make (to compare the

@@ -49,7 +49,7 @@ void describe_deck(RunRecord& rec, const deck::Deck& d) {
   rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
   rec.discretization = std::string(partition::to_string(d.partition.discretization));
   rec.repetitions = d.run.repetitions, rec.warmup = d.run.warmup;
-  rec.schedule = deck::to_string(d.run.schedule);
+  rec.schedule = std::string(exec::to_string(d.run.schedule));
   rec.task_tiles = d.run.task_tiles;
 }
 

@@ -599,10 +599,10 @@ StealTotals stealing_runs(const StealCase& c, int runs) {
   StealTotals t;
   t.stolen.assign(specs.size(), 0);
   t.lost.assign(specs.size(), 0);
-  for (auto strategy : {exec::Strategy::random, exec::Strategy::cheapest}) {
+  for (auto strategy : {exec::StealPolicy::random, exec::StealPolicy::cheapest}) {
     for (int r = 0; r < runs; ++r) {
       exec::ScheduleOptions so;
-      so.strategy = strategy;
+      so.policy = strategy;
       so.seed = std::uint64_t(r + 1);
       engine.set_schedule(so);
       Kokkos::deep_copy(C, C0);

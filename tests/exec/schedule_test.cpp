@@ -70,9 +70,9 @@ void check_units(const exec::Plan& plan, const std::vector<exec::Unit>& units) {
 }  // namespace
 
 TEST(Schedule, StrategyNames) {
-  for (auto name : exec::strategy_names())
-    EXPECT_EQ(exec::to_string(*exec::parse_strategy(name)), name);
-  EXPECT_FALSE(exec::parse_strategy("steal"));
+  for (auto name : exec::steal_policy_names())
+    EXPECT_EQ(exec::to_string(*exec::parse_steal_policy(name)), name);
+  EXPECT_FALSE(exec::parse_steal_policy("steal"));
 }
 
 TEST(Schedule, UnitsAreWholeChainsAndKeepOverlappingWritesTogether) {
@@ -155,10 +155,10 @@ std::vector<exec::Step> three_units() {
           step(16, 20, 0, 16, 16, false)};  // 2: 4 x 16, no old C
 }
 
-int owner_after_steal(exec::Strategy strategy, bool thief_copies, bool victim_copies) {
+int owner_after_steal(exec::StealPolicy strategy, bool thief_copies, bool victim_copies) {
   const auto plan = hand_plan({{}, three_units()});
   exec::ScheduleOptions o;
-  o.strategy = strategy;
+  o.policy = strategy;
   exec::StealScheduler s(plan, exec::make_units(plan, 8), {thief_copies, victim_copies}, o,
                          clock_now());
   exec::StepRef ref;
@@ -175,15 +175,15 @@ int owner_after_steal(exec::Strategy strategy, bool thief_copies, bool victim_co
 TEST(Schedule, CheapestTakesTheUnitWithTheLeastToMove) {
   // A copying thief from a processor that computes in place: the unit with no old C to bring
   // in (cost 2, not 3), then the one with the fewest bytes per flop.
-  EXPECT_EQ(owner_after_steal(exec::Strategy::cheapest, true, false), 1);
+  EXPECT_EQ(owner_after_steal(exec::StealPolicy::cheapest, true, false), 1);
   // A thief in host memory (cost 0 for all) from a copying victim: the unit that spares the
   // victim the most bytes per flop. Unit 0 has the most bytes of its own, but taking unit 1
   // also puts units 0 and 2 (same columns, same k range) next to each other, so that the
   // victim brings their B panel in once: 320 + 256 elements saved against 448.
-  EXPECT_EQ(owner_after_steal(exec::Strategy::cheapest, false, true), 1);
+  EXPECT_EQ(owner_after_steal(exec::StealPolicy::cheapest, false, true), 1);
   // random: the victim's last unit, whatever it costs.
-  EXPECT_EQ(owner_after_steal(exec::Strategy::random, true, false), 2);
-  EXPECT_EQ(owner_after_steal(exec::Strategy::random, false, true), 2);
+  EXPECT_EQ(owner_after_steal(exec::StealPolicy::random, true, false), 2);
+  EXPECT_EQ(owner_after_steal(exec::StealPolicy::random, false, true), 2);
 }
 
 namespace {
@@ -192,7 +192,7 @@ namespace {
 // once it has taken its own one step. `speeds`: as the partition assumed them (empty: equal).
 const exec::Step* first_stolen(const exec::Plan& plan, std::vector<double> speeds = {}) {
   exec::ScheduleOptions o;
-  o.strategy = exec::Strategy::cheapest;
+  o.policy = exec::StealPolicy::cheapest;
   o.speeds = std::move(speeds);
   exec::StealScheduler s(plan, exec::make_units(plan, 8), {true, false}, o, clock_now());
   exec::StepRef r;
@@ -250,7 +250,7 @@ TEST(Schedule, CheapestCountsTheThiefsCopiesInWhetherAStealPays) {
                                {step(32, 36, 0, 32, 16, false), step(36, 40, 0, 32, 16, false)}});
   auto stolen_with_link = [&](double gbs) {
     exec::ScheduleOptions o;
-    o.strategy = exec::Strategy::cheapest;
+    o.policy = exec::StealPolicy::cheapest;
     o.link_gbs = {gbs, 0};
     exec::StealScheduler s(plan, exec::make_units(plan, 8), {true, false}, o, clock_now());
     exec::StepRef r;
@@ -270,14 +270,14 @@ TEST(Schedule, CheapestBreaksNearTiesTowardFewerBytes) {
   // steals when the thief would finish first, by any margin; `cheapest` when a move that adds
   // bytes (a copying thief) gains more than half the unit's time, and when a move that saves
   // bytes (a thief in host memory relieving a copying victim) loses less than that.
-  auto stolen = [](exec::Strategy strategy, bool thief_copies, std::int64_t own_flops,
+  auto stolen = [](exec::StealPolicy strategy, bool thief_copies, std::int64_t own_flops,
                    int victim_units) {
     std::vector<exec::Step> victim;
     for (int i = 0; i < victim_units; ++i)
       victim.push_back(step(8 + 8 * i, 16 + 8 * i, 0, 8, 16, false));
     const auto plan = hand_plan({{step(0, 2, 0, 2, own_flops / 8, false)}, victim});
     exec::ScheduleOptions o;
-    o.strategy = strategy;
+    o.policy = strategy;
     o.speeds = {1e-6, 1e-6};
     exec::StealScheduler s(plan, exec::make_units(plan, 8), {thief_copies, !thief_copies}, o,
                            clock_now());
@@ -289,15 +289,15 @@ TEST(Schedule, CheapestBreaksNearTiesTowardFewerBytes) {
   const std::int64_t F = 2048;
   // A thief in host memory holding F/4, one unit left on the copying victim: the thief would
   // finish it a quarter of a unit after the victim would. Taking it spares the victim's copies.
-  EXPECT_EQ(stolen(exec::Strategy::random, false, F / 4, 1), 0);
-  EXPECT_EQ(stolen(exec::Strategy::cheapest, false, F / 4, 1), 1);
+  EXPECT_EQ(stolen(exec::StealPolicy::random, false, F / 4, 1), 0);
+  EXPECT_EQ(stolen(exec::StealPolicy::cheapest, false, F / 4, 1), 1);
   // A copying thief, two units on the victim in host memory. Holding F/4, the thief gains three
   // quarters of a unit: both steal. Holding 3F/4, it gains a quarter, for the unit's copies:
   // only `random` steals.
-  EXPECT_EQ(stolen(exec::Strategy::random, true, F / 4, 2), 1);
-  EXPECT_EQ(stolen(exec::Strategy::cheapest, true, F / 4, 2), 1);
-  EXPECT_EQ(stolen(exec::Strategy::random, true, 3 * F / 4, 2), 1);
-  EXPECT_EQ(stolen(exec::Strategy::cheapest, true, 3 * F / 4, 2), 0);
+  EXPECT_EQ(stolen(exec::StealPolicy::random, true, F / 4, 2), 1);
+  EXPECT_EQ(stolen(exec::StealPolicy::cheapest, true, F / 4, 2), 1);
+  EXPECT_EQ(stolen(exec::StealPolicy::random, true, 3 * F / 4, 2), 1);
+  EXPECT_EQ(stolen(exec::StealPolicy::cheapest, true, 3 * F / 4, 2), 0);
 }
 
 TEST(Schedule, CheapestLeavesToAProcessorInHostMemoryWhatItWouldFinishNoLater) {
@@ -308,12 +308,12 @@ TEST(Schedule, CheapestLeavesToAProcessorInHostMemoryWhatItWouldFinishNoLater) {
   // would be done with the unit at 1.125 F, sooner and with no bytes to move: `cheapest` leaves
   // it there, and processor 2 takes it in advance with its own step. `random` does not look.
   const std::int64_t F = 2048;
-  auto run = [&](exec::Strategy strategy, bool third_copies, int& third_stole) {
+  auto run = [&](exec::StealPolicy strategy, bool third_copies, int& third_stole) {
     const auto plan = hand_plan({{step(0, 2, 0, 2, F / 32, false)},
                                  {step(8, 16, 0, 8, 16, false), step(16, 24, 0, 8, 16, false)},
                                  {step(40, 42, 40, 42, F / 64, false)}});
     exec::ScheduleOptions o;
-    o.strategy = strategy;
+    o.policy = strategy;
     o.speeds = {1e-6, 1e-6, 1e-6};
     exec::StealScheduler s(plan, exec::make_units(plan, 8), {true, true, third_copies}, o,
                            clock_now());
@@ -327,16 +327,16 @@ TEST(Schedule, CheapestLeavesToAProcessorInHostMemoryWhatItWouldFinishNoLater) {
     return first;
   };
   int third = 0;
-  EXPECT_EQ(run(exec::Strategy::cheapest, false, third), 0);
+  EXPECT_EQ(run(exec::StealPolicy::cheapest, false, third), 0);
   EXPECT_EQ(third, 1) << "the processor in host memory takes the unit";
-  EXPECT_EQ(run(exec::Strategy::random, false, third), 1);
+  EXPECT_EQ(run(exec::StealPolicy::random, false, third), 1);
   // With processor 2 copying too, nothing runs the unit for fewer bytes: processor 0 takes it.
-  EXPECT_EQ(run(exec::Strategy::cheapest, true, third), 1);
+  EXPECT_EQ(run(exec::StealPolicy::cheapest, true, third), 1);
 }
 
 TEST(Schedule, EveryStealIsRecordedWithTheEstimatesThatMadeItPay) {
   // A copying processor 0 with nothing of its own steals from processor 1 (in host memory).
-  for (auto strategy : {exec::Strategy::random, exec::Strategy::cheapest}) {
+  for (auto strategy : {exec::StealPolicy::random, exec::StealPolicy::cheapest}) {
     SCOPED_TRACE(std::string(exec::to_string(strategy)));
     auto theirs = three_units();
     for (exec::Step x : three_units()) {  // three more, on other rows
@@ -346,7 +346,7 @@ TEST(Schedule, EveryStealIsRecordedWithTheEstimatesThatMadeItPay) {
     const auto plan = hand_plan({{}, theirs});
     const auto units = exec::make_units(plan, 8);
     exec::ScheduleOptions o;
-    o.strategy = strategy;
+    o.policy = strategy;
     exec::StealScheduler s(plan, units, {true, false}, o, clock_now());
     exec::StepRef ref;
     ASSERT_TRUE(s.next(0, ref));  // idle: steals at once, and one more in advance
@@ -388,7 +388,7 @@ TEST(Schedule, AVictimsReportedProgressCountsInWhetherAStealPays) {
                                {step(8, 16, 0, 8, 16, false), step(16, 24, 0, 8, 16, false)}});
   auto stolen = [&](bool reported) {
     exec::ScheduleOptions o;
-    o.strategy = exec::Strategy::random;
+    o.policy = exec::StealPolicy::random;
     o.speeds = {1e-6, 1e-6};
     exec::StealScheduler s(plan, exec::make_units(plan, 8), {false, false}, o, clock_now() - 1.0);
     exec::StepRef r;
@@ -414,7 +414,7 @@ TEST(Schedule, StealsInAdvanceAndNeverAStartedUnit) {
   theirs.insert(theirs.begin(), {a, b});
   const auto plan = hand_plan({mine, theirs});
   exec::ScheduleOptions o;
-  o.strategy = exec::Strategy::cheapest;
+  o.policy = exec::StealPolicy::cheapest;
   exec::StealScheduler s(plan, exec::make_units(plan, 8), {false, false}, o, clock_now());
   exec::StepRef r1, r0;
   ASSERT_TRUE(s.next(1, r1));  // processor 1 starts its first unit (steps a, b)
@@ -440,13 +440,13 @@ namespace {
 
 // Processors as threads: each runs the steps it is handed for flops / its true rate (sleeping),
 // while the scheduler was told other speeds. Returns the steps each one ran, in order.
-std::vector<std::vector<exec::StepRef>> simulate(const exec::Plan& plan, exec::Strategy strategy,
+std::vector<std::vector<exec::StepRef>> simulate(const exec::Plan& plan, exec::StealPolicy strategy,
                                                  const std::vector<double>& told,
                                                  const std::vector<double>& true_rate,
                                                  std::vector<exec::StealCounts>& counts) {
   const std::size_t np = plan.processors.size();
   exec::ScheduleOptions o;
-  o.strategy = strategy;
+  o.policy = strategy;
   o.speeds = told;
   const double t0 = clock_now();
   exec::StealScheduler s(plan, exec::make_units(plan, 8), std::vector<bool>(np, false), o, t0);
@@ -482,7 +482,7 @@ TEST(Schedule, ThreadsRunEveryStepOnceWithChainsWhole) {
   // others but is four times faster.
   const std::vector<double> rate = {4 * total / 1.2, total / 1.2, total / 1.2};
   for (auto strategy :
-       {exec::Strategy::static_plan, exec::Strategy::random, exec::Strategy::cheapest}) {
+       {exec::StealPolicy::static_plan, exec::StealPolicy::random, exec::StealPolicy::cheapest}) {
     SCOPED_TRACE(std::string(exec::to_string(strategy)));
     std::vector<exec::StealCounts> counts;
     const double told = rate[1] / 1e9;  // GFLOP/s, as the partition assumed: all equal
@@ -506,7 +506,7 @@ TEST(Schedule, ThreadsRunEveryStepOnceWithChainsWhole) {
     for (const auto& pp : plan.processors) steps += pp.steps.size();
     EXPECT_EQ(seen.size(), steps);
     EXPECT_EQ(stolen, lost);
-    if (strategy == exec::Strategy::static_plan) {
+    if (strategy == exec::StealPolicy::static_plan) {
       EXPECT_EQ(stolen, 0);
       for (std::size_t p = 0; p < ran.size(); ++p) {
         ASSERT_EQ(ran[p].size(), plan.processors[p].steps.size());

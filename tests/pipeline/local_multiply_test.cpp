@@ -100,14 +100,14 @@ TEST(LocalMultiply, MultipliesWithEverySchedule) {
   exec::fill_random(A, 3, exec::MatrixId::A);
   exec::fill_random(B, 3, exec::MatrixId::B);
   exec::fill_random(C0, 3, exec::MatrixId::C);
-  for (exec::Strategy s :
-       {exec::Strategy::static_plan, exec::Strategy::random, exec::Strategy::cheapest}) {
+  for (exec::StealPolicy s :
+       {exec::StealPolicy::static_plan, exec::StealPolicy::random, exec::StealPolicy::cheapest}) {
     auto o = options_for(specs, exec::buffer_cost(specs[1], 8).fixed + (1 << 20), 8);
     o.schedule = s;
     pipeline::LocalMultiply<double> lm(specs, {1.0, 1.0}, o);
     const auto plan = lm.plan(pipeline::Product{m, n, k, tile});
-    EXPECT_EQ(plan.steps.shared_steps, s != exec::Strategy::static_plan);
-    EXPECT_EQ(plan.task_tiles > 0, s != exec::Strategy::static_plan);
+    EXPECT_EQ(plan.steps.shared_steps, s != exec::StealPolicy::static_plan);
+    EXPECT_EQ(plan.task_tiles > 0, s != exec::StealPolicy::static_plan);
     lm.reserve(plan);
     Kokkos::deep_copy(C, C0);
     const auto res = lm.multiply(plan, A, B, C, 1.5, -0.5);
