@@ -1,0 +1,456 @@
+// Communication plans without MPI: every rank's plan of a few small problems, checked against
+// the other ranks' plans (what one sends, the other receives) and against a brute-force reading
+// of the zones and the distribution, element by element.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "dist/comm_plan.hpp"
+#include "dist/model.hpp"
+#include "dist/rank_partition.hpp"
+#include "dist/strategy.hpp"
+
+namespace cuboid::dist {
+namespace {
+
+using partition::Algorithm;
+using partition::TileBox;
+using partition::TileZone;
+
+struct Problem {
+  std::string name;
+  TileOrder order;
+  std::vector<TileZone> zones;
+  Distribution dist;
+};
+
+// The rank partition and start layout `cuboid run` would use.
+Problem chosen(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile,
+               std::int64_t block, std::vector<double> speeds, bool aligned, bool automatic,
+               Algorithm a = Algorithm::nrrp3d) {
+  RankPartitionRequest req;
+  req.m = m, req.n = n, req.k = k, req.tile = tile, req.block = block;
+  req.grid = near_square_grid(int(speeds.size()));
+  req.speeds = std::move(speeds);
+  req.aligned = aligned, req.automatic = automatic, req.algorithm = a;
+  RankPartition rp = choose_rank_partition(req);
+  return {std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
+              (aligned ? "aligned " : "block-cyclic ") + rp.name +
+              " P=" + std::to_string(req.speeds.size()),
+          rp.order, rp.zones, rp.dist};
+}
+
+// Zones cut in the natural order over a block-cyclic layout: boxes rarely match what a rank
+// owns, so tiles split into several owners' blocks.
+Problem natural(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile,
+                std::int64_t block, const std::vector<double>& speeds, Algorithm a) {
+  const TileOrder o = natural_order(m, n, k, tile);
+  const auto zones = partition_ranks(a, partition::Discretization::precise, speeds,
+                                     {o.i.size(), o.j.size(), o.k.size()});
+  const ProcessGrid g = near_square_grid(int(speeds.size()));
+  return {std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " natural " +
+              std::string(partition::to_string(a)) + " block " + std::to_string(block) +
+              " P=" + std::to_string(speeds.size()),
+          o, zones, block_cyclic_distribution(m, n, k, block, g)};
+}
+
+// Two ranks on a 1x2 grid, 4x4x4 tiles grouped by process column: rank 0's one box is exactly
+// its local C, but rank 1 computes part of the same C tiles, so C cannot be written in place.
+Problem shared_c() {
+  const std::int64_t e = 32, t = 8;
+  TileOrder o = natural_order(e, e, e, t);
+  o.j = grouped_order(e, t, [](std::int64_t x) { return x % 2; });
+  o.k = grouped_order(e, t, [](std::int64_t x) { return x % 2; });
+  o.name = "grouped";
+  const std::vector<TileZone> zones{{TileBox{{0, 0, 0}, {4, 2, 2}}},
+                                    {TileBox{{0, 2, 0}, {4, 4, 4}}, TileBox{{0, 0, 2}, {4, 2, 4}}}};
+  return {"32^3 block-cyclic hand-made k split over rank 0's C P=2", o, zones,
+          block_cyclic_distribution(e, e, e, t, ProcessGrid{1, 2})};
+}
+
+const std::vector<Problem>& problems() {
+  static const std::vector<Problem> all = [] {
+    std::vector<Problem> p;
+    p.push_back(chosen(64, 64, 64, 8, 8, {1, 1, 1, 1}, false, true));  // the process grid
+    p.push_back(chosen(40, 48, 256, 8, 8, {1, 1}, false, true));       // largeK
+    p.push_back(chosen(50, 37, 61, 8, 8, {2, 1, 1, 0.5, 1, 1}, false, true));
+    p.push_back(chosen(72, 56, 40, 8, 8, {1, 3, 1, 2, 1, 1, 1, 1}, false, false));
+    p.push_back(chosen(48, 40, 56, 8, 0, {1, 2, 1}, true, true));
+    p.push_back(chosen(40, 40, 256, 8, 0, {1, 1, 1, 1}, true, true));  // splits k
+    p.push_back(chosen(60, 52, 44, 8, 0, {1, 1, 2, 1, 1, 1, 1, 3}, true, false));
+    p.push_back(natural(50, 37, 61, 8, 5, {2.5, 1, 0, 1, 1}, Algorithm::nrrp3d));  // an idle rank
+    p.push_back(natural(40, 40, 9, 4, 7, {1, 1, 1}, Algorithm::grid));
+    p.push_back(natural(36, 44, 52, 4, 6, {3, 1, 1, 2, 1, 1, 1}, Algorithm::nrrp2d));
+    p.push_back(shared_c());
+    return p;
+  }();
+  return all;
+}
+
+std::vector<CommPlan> plans_of(const Problem& p, int slabs) {
+  std::vector<CommPlan> out;
+  const int P = int(p.zones.size());
+  for (int r = 0; r < P; ++r) out.push_back(make_comm_plan(r, P, p.zones, p.order, p.dist, slabs));
+  return out;
+}
+
+// Calls f(problem, slabs, plans) for every problem at 1 to 3 slabs per box.
+template <class F>
+void for_each_case(F&& f) {
+  for (const Problem& p : problems())
+    for (int slabs : {1, 2, 3}) {
+      SCOPED_TRACE(p.name + ", " + std::to_string(slabs) + " slabs per box");
+      f(p, slabs, plans_of(p, slabs));
+    }
+}
+
+using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+std::vector<Shape> shapes(const std::vector<CommPlan::Segment>& segs) {
+  std::vector<Shape> out;
+  for (const auto& s : segs) out.emplace_back(s.gi, s.gj, s.rows, s.cols);
+  return out;
+}
+
+// The original element index of each element of a panel along one axis: positions [x0, x1).
+std::vector<std::int64_t> panel_axis(const AxisOrder& axis, std::int64_t x0, std::int64_t x1) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t x = x0; x < x1; ++x)
+    for (std::int64_t g = axis.lo(x); g < axis.hi(x); ++g) out.push_back(g);
+  return out;
+}
+
+// True when the panel whose elements are rows x cols is `rank`'s local array itself.
+bool is_local_array(const MatrixDist& d, int rank, const std::vector<std::int64_t>& rows,
+                    const std::vector<std::int64_t>& cols) {
+  if (d.kind() != MatrixDist::Kind::block_cyclic) return false;
+  const BlockCyclic& L = d.block_cyclic();
+  if (std::int64_t(rows.size()) != L.local_rows(rank) ||
+      std::int64_t(cols.size()) != L.local_cols(rank))
+    return false;
+  for (std::size_t v = 0; v < cols.size(); ++v)
+    for (std::size_t u = 0; u < rows.size(); ++u)
+      if (d.owner(rows[u], cols[v]) != rank ||
+          d.offset(rows[u], cols[v]) != std::int64_t(u) + std::int64_t(v) * d.ld(rows[u], cols[v]))
+        return false;
+  return true;
+}
+
+bool owns_all(const MatrixDist& d, int rank, const std::vector<std::int64_t>& rows,
+              const std::vector<std::int64_t>& cols) {
+  for (std::int64_t gj : cols)
+    for (std::int64_t gi : rows)
+      if (d.owner(gi, gj) != rank) return false;
+  return true;
+}
+
+std::set<std::pair<std::int64_t, std::int64_t>> ij_cells(const TileZone& zone) {
+  std::set<std::pair<std::int64_t, std::int64_t>> out;
+  for (const auto& b : zone)
+    for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x)
+      for (std::int64_t y = b.lo[1]; y < b.hi[1]; ++y) out.insert({x, y});
+  return out;
+}
+
+TEST(CommPlan, EverySendIsAReceiveOfTheSameParts) {
+  for_each_case([](const Problem&, int, const std::vector<CommPlan>& plans) {
+    const int P = int(plans.size());
+    std::size_t sends = 0, receives = 0;
+    for (int r = 0; r < P; ++r) {
+      const auto& out = plans[std::size_t(r)].outgoing;
+      EXPECT_TRUE(std::is_sorted(out.begin(), out.end(), [](const auto& x, const auto& y) {
+        return x.tag < y.tag;
+      })) << "earlier stages are sent first";
+      std::set<std::pair<int, int>> seen;
+      for (const auto& msg : plans[std::size_t(r)].outgoing) {
+        ++sends;
+        ASSERT_NE(msg.peer, r);
+        ASSERT_TRUE(seen.insert({msg.peer, msg.tag}).second) << "two messages to one stage";
+        ASSERT_GT(msg.elements(), 0);
+        const CommPlan& dst = plans[std::size_t(msg.peer)];
+        ASSERT_LT(std::size_t(msg.tag), dst.incoming.size());
+        int found = 0;
+        for (const auto& in : dst.incoming[std::size_t(msg.tag)])
+          if (in.peer == r) {
+            ++found;
+            EXPECT_EQ(in.tag, msg.tag);
+            EXPECT_EQ(in.a_elems, msg.a_elems);
+            EXPECT_EQ(in.b_elems, msg.b_elems);
+            // Packed and unpacked in the same order.
+            EXPECT_EQ(shapes(in.a), shapes(msg.a));
+            EXPECT_EQ(shapes(in.b), shapes(msg.b));
+          }
+        EXPECT_EQ(found, 1) << "rank " << r << " sends stage " << msg.tag << " to " << msg.peer;
+      }
+      for (const auto& stage : plans[std::size_t(r)].incoming) receives += stage.size();
+      // Partial C: what r sends each owner is what that owner expects from r.
+      const CommPlan& me = plans[std::size_t(r)];
+      std::set<int> owners;
+      for (const auto& msg : me.c_out) {
+        EXPECT_EQ(msg.tag, CommPlan::c_tag);
+        ASSERT_TRUE(owners.insert(msg.peer).second);
+        if (msg.peer == r) continue;
+        const auto& in = plans[std::size_t(msg.peer)].c_in[std::size_t(r)];
+        EXPECT_EQ(in.elements(), msg.elements());
+        EXPECT_EQ(shapes(in.a), shapes(msg.a));
+      }
+      EXPECT_EQ(owners.count(r) == 1, me.self_c >= 0);
+      if (me.self_c >= 0) {
+        EXPECT_EQ(me.c_out[std::size_t(me.self_c)].peer, r);
+      }
+      for (int s = 0; s < P; ++s) {
+        const auto& out = plans[std::size_t(s)].c_out;
+        const bool sends = std::any_of(out.begin(), out.end(),
+                                       [&](const CommPlan::Message& m) { return m.peer == r; });
+        if (s != r) {
+          EXPECT_EQ(me.c_in[std::size_t(s)].elements() > 0, sends) << r << " from " << s;
+        }
+      }
+    }
+    EXPECT_EQ(sends, receives);
+  });
+}
+
+TEST(CommPlan, EveryTileTaskIsInExactlyOneRanksPieces) {
+  for_each_case([](const Problem& p, int slabs, const std::vector<CommPlan>& plans) {
+    const std::int64_t I = p.order.i.size(), J = p.order.j.size(), K = p.order.k.size();
+    std::vector<int> zone_of(std::size_t(I * J * K), -1), piece_of(zone_of.size(), -1);
+    auto mark = [&](std::vector<int>& owner, const TileBox& b, int r) {
+      for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x)
+        for (std::int64_t y = b.lo[1]; y < b.hi[1]; ++y)
+          for (std::int64_t z = b.lo[2]; z < b.hi[2]; ++z) {
+            int& o = owner[std::size_t((x * J + y) * K + z)];
+            EXPECT_EQ(o, -1) << "task (" << x << "," << y << "," << z << ") twice";
+            o = r;
+          }
+    };
+    for (std::size_t r = 0; r < plans.size(); ++r) {
+      for (const auto& b : p.zones[r]) mark(zone_of, b, int(r));
+      std::map<int, std::int64_t> per_box;
+      for (const Piece& piece : plans[r].pieces) {
+        mark(piece_of, piece.box, int(r));
+        EXPECT_EQ(piece.first_of_box, per_box[piece.box_index]++ == 0);
+      }
+      // Slabs, except for a box whose inputs the rank owns: nothing to wait for, one GEMM.
+      std::vector<TileBox> boxes;
+      for (const auto& b : p.zones[r])
+        if (!b.empty()) boxes.push_back(b);
+      ASSERT_EQ(per_box.size(), boxes.size());
+      for (const auto& [index, n] : per_box) {
+        const TileBox& b = boxes[std::size_t(index)];
+        const auto i = panel_axis(p.order.i, b.lo[0], b.hi[0]),
+                   j = panel_axis(p.order.j, b.lo[1], b.hi[1]),
+                   l = panel_axis(p.order.k, b.lo[2], b.hi[2]);
+        const bool owned = owns_all(p.dist.a, int(r), i, l) && owns_all(p.dist.b, int(r), l, j);
+        EXPECT_EQ(n, owned ? 1 : std::min<std::int64_t>(slabs, b.extent(2))) << "box " << index;
+      }
+    }
+    EXPECT_EQ(std::count(piece_of.begin(), piece_of.end(), -1), 0);
+    EXPECT_EQ(piece_of, zone_of) << "a rank's pieces are not its zone";
+  });
+}
+
+TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
+  int a_in = 0, b_in = 0, c_in = 0;
+  for_each_case([&](const Problem& p, int, const std::vector<CommPlan>& plans) {
+    const TileOrder& o = p.order;
+    for (std::size_t r = 0; r < plans.size(); ++r) {
+      const CommPlan& plan = plans[r];
+      const int rank = int(r);
+      for (std::size_t s = 0; s < plan.pieces.size(); ++s) {
+        const TileBox& b = plan.pieces[s].box;
+        const auto i = panel_axis(o.i, b.lo[0], b.hi[0]), j = panel_axis(o.j, b.lo[1], b.hi[1]),
+                   l = panel_axis(o.k, b.lo[2], b.hi[2]);
+        EXPECT_EQ(bool(plan.a_in_place[s]), is_local_array(p.dist.a, rank, i, l)) << r << " " << s;
+        EXPECT_EQ(bool(plan.b_in_place[s]), is_local_array(p.dist.b, rank, l, j)) << r << " " << s;
+        a_in += plan.a_in_place[s], b_in += plan.b_in_place[s];
+      }
+      // C in place: one box, C is the local array, and no other zone shares a C tile with it.
+      bool expected = plan.box_panels.size() == 1;
+      if (expected) {
+        const TileBox& b = *std::find_if(p.zones[r].begin(), p.zones[r].end(),
+                                         [](const TileBox& x) { return !x.empty(); });
+        expected = is_local_array(p.dist.c, rank, panel_axis(o.i, b.lo[0], b.hi[0]),
+                                  panel_axis(o.j, b.lo[1], b.hi[1]));
+        const auto mine = ij_cells(p.zones[r]);
+        for (std::size_t d = 0; d < plans.size(); ++d)
+          for (const auto& cell : ij_cells(p.zones[d]))
+            if (d != r && mine.count(cell)) expected = false;
+      }
+      EXPECT_EQ(plan.c_in_place, expected) << "rank " << r;
+      c_in += plan.c_in_place;
+      if (plan.c_in_place) {
+        EXPECT_TRUE(plan.c_out.empty());
+        for (const auto& msg : plan.c_in) EXPECT_EQ(msg.elements(), 0);
+      }
+    }
+  });
+  // Not vacuous: some problems read and write in place.
+  EXPECT_GT(a_in, 0);
+  EXPECT_GT(b_in, 0);
+  EXPECT_GT(c_in, 0);
+}
+
+// Every element of a panel that is not in place is written exactly once per piece, by a copy
+// of a local or carried part or by a received part, and it is the element the panel stands for.
+void check_panel(const CommPlan& plan, std::size_t s, bool is_a, const MatrixDist& d,
+                 const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols,
+                 const std::map<int, std::size_t>& filled_at) {
+  const bool in_place = is_a ? plan.a_in_place[s] : plan.b_in_place[s];
+  const auto& copies = (is_a ? plan.copies_a : plan.copies_b)[s];
+  std::vector<int> count(rows.size() * cols.size(), 0);
+  auto cover = [&](std::int64_t gi, std::int64_t gj, std::int64_t nr, std::int64_t nc,
+                   std::int64_t pi, std::int64_t pj, int owner) {
+    for (std::int64_t v = 0; v < nc; ++v)
+      for (std::int64_t u = 0; u < nr; ++u) {
+        const std::size_t ru = std::size_t(pi + u), cv = std::size_t(pj + v);
+        ASSERT_LT(ru, rows.size());
+        ASSERT_LT(cv, cols.size());
+        EXPECT_EQ(rows[ru], gi + u);
+        EXPECT_EQ(cols[cv], gj + v);
+        if (owner >= 0) {
+          EXPECT_EQ(d.owner(gi + u, gj + v), owner);
+        }
+        ++count[ru + cv * rows.size()];
+      }
+  };
+  for (const auto& cp : copies) {
+    if (cp.carry < 0) {
+      cover(cp.gi, cp.gj, cp.rows, cp.cols, cp.pi, cp.pj, plan.rank);
+      continue;
+    }
+    const auto& slot = plan.carried.at(std::size_t(cp.carry));
+    EXPECT_EQ(Shape(slot.gi, slot.gj, slot.rows, slot.cols), Shape(cp.gi, cp.gj, cp.rows, cp.cols));
+    ASSERT_TRUE(filled_at.count(cp.carry)) << "carry slot " << cp.carry << " never received";
+    EXPECT_LT(filled_at.at(cp.carry), s);
+    EXPECT_LE(s, std::size_t(slot.last_piece));
+    cover(cp.gi, cp.gj, cp.rows, cp.cols, cp.pi, cp.pj, -1);
+  }
+  for (const auto& msg : plan.incoming[s])
+    for (const auto& seg : is_a ? msg.a : msg.b)
+      cover(seg.gi, seg.gj, seg.rows, seg.cols, seg.pi, seg.pj, msg.peer);
+  if (in_place) {
+    EXPECT_TRUE(std::all_of(count.begin(), count.end(), [](int c) { return c == 0; }));
+  } else {
+    EXPECT_TRUE(std::all_of(count.begin(), count.end(), [](int c) { return c == 1; }))
+        << (is_a ? "A" : "B") << " panel of piece " << s << " of rank " << plan.rank;
+  }
+}
+
+TEST(CommPlan, PanelsAreFilledOnceFromTheRightElements) {
+  std::size_t carried = 0;
+  for_each_case([&](const Problem& p, int, const std::vector<CommPlan>& plans) {
+    const TileOrder& o = p.order;
+    for (const CommPlan& plan : plans) {
+      std::map<int, std::size_t> filled_at;  // carry slot -> stage that receives it
+      for (std::size_t s = 0; s < plan.incoming.size(); ++s)
+        for (const auto& msg : plan.incoming[s])
+          for (const auto* segs : {&msg.a, &msg.b})
+            for (const auto& seg : *segs)
+              if (seg.carry >= 0) {
+                EXPECT_TRUE(filled_at.emplace(seg.carry, s).second);
+              }
+      EXPECT_EQ(filled_at.size(), plan.carried.size());
+      carried += plan.carried.size();
+      std::map<int, int> freed;
+      for (std::size_t s = 0; s < plan.free_after.size(); ++s)
+        for (int slot : plan.free_after[s]) {
+          EXPECT_TRUE(freed.emplace(slot, int(s)).second);
+          EXPECT_EQ(plan.carried.at(std::size_t(slot)).last_piece, int(s));
+        }
+      EXPECT_EQ(freed.size(), plan.carried.size());
+      // A carried part is read again at its last piece (else carrying it was waste).
+      for (std::size_t slot = 0; slot < plan.carried.size(); ++slot) {
+        const int last = plan.carried[slot].last_piece;
+        for (const auto* copies : {&plan.copies_a, &plan.copies_b})
+          for (const auto& cp : (*copies)[std::size_t(last)])
+            if (cp.carry == int(slot)) freed.erase(int(slot));
+      }
+      EXPECT_TRUE(freed.empty()) << freed.size() << " carried parts never read at their last piece";
+      for (std::size_t s = 0; s < plan.pieces.size(); ++s) {
+        const TileBox& b = plan.pieces[s].box;
+        const auto i = panel_axis(o.i, b.lo[0], b.hi[0]), j = panel_axis(o.j, b.lo[1], b.hi[1]),
+                   l = panel_axis(o.k, b.lo[2], b.hi[2]);
+        EXPECT_EQ(plan.a_panels[s].rows(), std::int64_t(i.size()));
+        EXPECT_EQ(plan.a_panels[s].cols(), std::int64_t(l.size()));
+        EXPECT_EQ(plan.b_panels[s].cols(), std::int64_t(j.size()));
+        check_panel(plan, s, true, p.dist.a, i, l, filled_at);
+        check_panel(plan, s, false, p.dist.b, l, j, filled_at);
+      }
+    }
+  });
+  EXPECT_GT(carried, 0u) << "no problem carries a tile from one piece to a later one";
+}
+
+// Every element of C gets the partial of every rank whose zone covers it, at its owner, once;
+// or its owner, alone in covering it, writes it in place.
+TEST(CommPlan, PartialCReachesEveryOwnerOnce) {
+  for_each_case([](const Problem& p, int, const std::vector<CommPlan>& plans) {
+    const TileOrder& o = p.order;
+    const MatrixDist& C = p.dist.c;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<int>> got, expected;
+    for (std::size_t r = 0; r < plans.size(); ++r) {
+      const CommPlan& plan = plans[r];
+      for (const auto& [x, y] : ij_cells(p.zones[r]))
+        for (std::int64_t gj = o.j.lo(y); gj < o.j.hi(y); ++gj)
+          for (std::int64_t gi = o.i.lo(x); gi < o.i.hi(x); ++gi)
+            expected[{gi, gj}].push_back(int(r));
+      if (plan.c_in_place) {
+        for (const auto& [x, y] : ij_cells(p.zones[r]))
+          for (std::int64_t gj = o.j.lo(y); gj < o.j.hi(y); ++gj)
+            for (std::int64_t gi = o.i.lo(x); gi < o.i.hi(x); ++gi) got[{gi, gj}].push_back(int(r));
+        continue;
+      }
+      for (const auto& msg : plan.c_out)
+        for (const auto& seg : msg.a) {
+          const auto& ct = plan.c_tiles.at(std::size_t(seg.carry));
+          EXPECT_EQ(seg.gi, o.i.lo(ct.x) + seg.pi);
+          EXPECT_EQ(seg.gj, o.j.lo(ct.y) + seg.pj);
+          EXPECT_EQ(ct.i0, o.i.first[std::size_t(ct.x)]);
+          EXPECT_EQ(ct.j0, o.j.first[std::size_t(ct.y)]);
+          for (int bi : ct.boxes) {
+            const exec::Rect& bp = plan.box_panels.at(std::size_t(bi));
+            EXPECT_TRUE(bp.i0 <= ct.i0 && ct.i0 < bp.i1 && bp.j0 <= ct.j0 && ct.j0 < bp.j1);
+          }
+          for (std::int64_t v = 0; v < seg.cols; ++v)
+            for (std::int64_t u = 0; u < seg.rows; ++u) {
+              EXPECT_EQ(C.owner(seg.gi + u, seg.gj + v), msg.peer);
+              got[{seg.gi + u, seg.gj + v}].push_back(int(r));
+            }
+        }
+    }
+    EXPECT_EQ(std::int64_t(expected.size()), C.rows() * C.cols());
+    EXPECT_EQ(got, expected);
+  });
+}
+
+// The plan moves what the traffic model predicts, matrix by matrix, sent and received.
+TEST(CommPlan, VolumeEqualsTheTrafficModel) {
+  for_each_case([](const Problem& p, int, const std::vector<CommPlan>& plans) {
+    const auto model = model_traffic(p.zones, p.order, p.dist);
+    for (std::size_t r = 0; r < plans.size(); ++r) {
+      const CommVolume v = plans[r].volume();
+      const RankTraffic& t = model[r];
+      EXPECT_EQ(double(v.a_recv), t.a_in) << "rank " << r;
+      EXPECT_EQ(double(v.b_recv), t.b_in) << "rank " << r;
+      EXPECT_EQ(double(v.c_recv), t.c_in) << "rank " << r;
+      EXPECT_EQ(double(v.a_sent), t.a_out) << "rank " << r;
+      EXPECT_EQ(double(v.b_sent), t.b_out) << "rank " << r;
+      EXPECT_EQ(double(v.c_sent), t.c_out) << "rank " << r;
+    }
+  });
+}
+
+TEST(CommPlan, RejectsZonesThatAreNotOnePerRank) {
+  const Problem& p = problems().front();
+  const int P = int(p.zones.size());
+  EXPECT_THROW(make_comm_plan(0, P + 1, p.zones, p.order, p.dist, 1), std::invalid_argument);
+  EXPECT_THROW(make_comm_plan(P, P, p.zones, p.order, p.dist, 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cuboid::dist
