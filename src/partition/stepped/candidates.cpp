@@ -54,6 +54,98 @@ std::vector<TileBox> windows(const TileBox& bb, int d, I layer, const Orientatio
   return out;
 }
 
+// Edges of the inner boxes a corner tries: the ideal edges rounded down or up (all down or all
+// up at the minimal effort) and, when comparing, prisms (one edge full) and slabs (two edges
+// full) that hold about `want` tiles; each edge within the bounds `bb`, no edges twice.
+std::vector<std::array<I, 3>> corner_edges(const std::array<double, 3>& ideal, I want,
+                                           const TileBox& bb, Effort effort) {
+  std::array<I, 3> ext{};
+  for (int d = 0; d < 3; ++d) ext[d] = bb.extent(d);
+  auto clampi = [&](double x, int d) { return std::clamp<I>(I(x), 1, ext[d]); };
+  std::vector<std::array<I, 3>> dims;
+  auto add = [&](std::array<I, 3> v) {
+    if (std::find(dims.begin(), dims.end(), v) == dims.end()) dims.push_back(v);
+  };
+  for (int mask = 0; mask < 8; ++mask) {
+    if (effort == Effort::minimal && mask != 0 && mask != 7) continue;
+    std::array<I, 3> v{};
+    for (int d = 0; d < 3; ++d)
+      v[d] = clampi((mask >> d & 1) ? std::ceil(ideal[d]) : std::floor(ideal[d]), d);
+    add(v);
+  }
+  if (effort == Effort::minimal) return dims;
+  for (int s = 0; s < 3; ++s) {
+    const int a = (s + 1) % 3, b = (s + 2) % 3;
+    const double side = std::sqrt(double(want) / double(ext[s]));
+    for (int mask = 0; mask < 4; ++mask) {
+      std::array<I, 3> v{};
+      v[s] = ext[s];
+      v[a] = clampi((mask & 1) ? std::ceil(side) : std::floor(side), a);
+      v[b] = clampi((mask & 2) ? std::ceil(side) : std::floor(side), b);
+      add(v);
+    }
+    const double depth = double(want) / double(ext[a] * ext[b]);
+    for (double x : {std::floor(depth), std::ceil(depth)}) {
+      std::array<I, 3> v{};
+      v[a] = ext[a];
+      v[b] = ext[b];
+      v[s] = clampi(x, s);
+      add(v);
+    }
+  }
+  return dims;
+}
+
+// The tiles of `region` in the box `ib`, at corner `corner` of the bounds `bb` (bit d set: at
+// the high end along d), as the inner region of `c`: as they are when they hold its count,
+// otherwise made exact with one step in the layer next to a face of ib away from the corner.
+void exact_corner_box(const Source::Corner& c, const Region& region, const TileBox& bb,
+                      const TileBox& ib, int corner, Effort effort, std::vector<Option>& out) {
+  const I want = c.inner.target;
+  const Region inner = compact(inside(region, ib));
+  const I have = cells(inner);
+  const I m = want - have;
+  const Region rest = subtract(region, inner);
+  auto push = [&](Region in, Region dom) {
+    Option o{c.inner, c.dominant, {}};
+    o.first.region = std::move(in);
+    o.second.region = std::move(dom);
+    out.push_back(std::move(o));
+  };
+  if (m == 0) {
+    if (have > 0 && cells(rest) == c.dominant.target) push(inner, rest);
+    return;
+  }
+  for (int f = 0; f < 3; ++f) {
+    const bool high = corner >> f & 1;
+    // The face of ib away from the corner, and the layer next to it on the needed side.
+    I layer;
+    if (m > 0) {
+      layer = high ? ib.lo[f] - 1 : ib.hi[f];
+      if (layer < bb.lo[f] || layer >= bb.hi[f]) continue;
+    } else {
+      layer = high ? ib.lo[f] : ib.hi[f] - 1;
+    }
+    TileBox window = ib;
+    window.lo[f] = layer;
+    window.hi[f] = layer + 1;
+    const Region& src = m > 0 ? rest : inner;
+    if (cells(inside(src, window)) < std::abs(m)) continue;
+    std::vector<Orientation> os = effort == Effort::minimal
+                                      ? std::vector<Orientation>{default_orientation(f, ib)}
+                                      : orientations(f);
+    for (const Orientation& o : os) {
+      const Region step = staircase(src, f, layer, window, std::abs(m), o);
+      if (m > 0) {
+        push(join(inner, step), subtract(rest, step, f));
+      } else {
+        push(subtract(inner, step, f), join(rest, step));
+      }
+    }
+    if (effort == Effort::minimal) break;
+  }
+}
+
 }  // namespace
 
 void split_options(const Source::Split& s, const Task& t, const TileBox& bb, Effort effort,
@@ -169,45 +261,9 @@ void lean_split(const Region& region, const TileBox& bb, int d, I want, Task& lo
 
 void corner_options(const Source::Corner& c, const Task& t, const TileBox& bb, Effort effort,
                     std::vector<Option>& out) {
-  const I want = c.inner.target;
-  std::array<I, 3> ext{};
-  for (int d = 0; d < 3; ++d) ext[d] = bb.extent(d);
-  auto clampi = [&](double x, int d) { return std::clamp<I>(I(x), 1, ext[d]); };
-  std::vector<std::array<I, 3>> dims;
-  auto add = [&](std::array<I, 3> v) {
-    if (std::find(dims.begin(), dims.end(), v) == dims.end()) dims.push_back(v);
-  };
-  for (int mask = 0; mask < 8; ++mask) {
-    if (effort == Effort::minimal && mask != 0 && mask != 7) continue;
-    std::array<I, 3> v{};
-    for (int d = 0; d < 3; ++d)
-      v[d] = clampi((mask >> d & 1) ? std::ceil(c.ideal[d]) : std::floor(c.ideal[d]), d);
-    add(v);
-  }
-  if (effort != Effort::minimal) {
-    for (int s = 0; s < 3; ++s) {
-      const int a = (s + 1) % 3, b = (s + 2) % 3;
-      const double side = std::sqrt(double(want) / double(ext[s]));
-      for (int mask = 0; mask < 4; ++mask) {
-        std::array<I, 3> v{};
-        v[s] = ext[s];
-        v[a] = clampi((mask & 1) ? std::ceil(side) : std::floor(side), a);
-        v[b] = clampi((mask & 2) ? std::ceil(side) : std::floor(side), b);
-        add(v);
-      }
-      const double depth = double(want) / double(ext[a] * ext[b]);
-      for (double x : {std::floor(depth), std::ceil(depth)}) {
-        std::array<I, 3> v{};
-        v[a] = ext[a];
-        v[b] = ext[b];
-        v[s] = clampi(x, s);
-        add(v);
-      }
-    }
-  }
   const bool irregular = t.region.size() > 1;
   const int corners = (effort == Effort::wide && irregular) ? 8 : 1;
-  for (const auto& dm : dims) {
+  for (const auto& dm : corner_edges(c.ideal, c.inner.target, bb, effort)) {
     for (int corner = 0; corner < corners; ++corner) {
       TileBox ib;
       for (int d = 0; d < 3; ++d) {
@@ -215,48 +271,7 @@ void corner_options(const Source::Corner& c, const Task& t, const TileBox& bb, E
         ib.lo[d] = high ? bb.hi[d] - dm[d] : bb.lo[d];
         ib.hi[d] = high ? bb.hi[d] : bb.lo[d] + dm[d];
       }
-      const Region inner = compact(inside(t.region, ib));
-      const I have = cells(inner);
-      const I m = want - have;
-      const Region rest = subtract(t.region, inner);
-      auto push = [&](Region in, Region dom) {
-        Option o{c.inner, c.dominant, {}};
-        o.first.region = std::move(in);
-        o.second.region = std::move(dom);
-        out.push_back(std::move(o));
-      };
-      if (m == 0) {
-        if (have > 0 && cells(rest) == c.dominant.target) push(inner, rest);
-        continue;
-      }
-      for (int f = 0; f < 3; ++f) {
-        const bool high = corner >> f & 1;
-        // The face of ib away from the corner, and the layer next to it on the needed side.
-        I layer;
-        if (m > 0) {
-          layer = high ? ib.lo[f] - 1 : ib.hi[f];
-          if (layer < bb.lo[f] || layer >= bb.hi[f]) continue;
-        } else {
-          layer = high ? ib.lo[f] : ib.hi[f] - 1;
-        }
-        TileBox window = ib;
-        window.lo[f] = layer;
-        window.hi[f] = layer + 1;
-        const Region& src = m > 0 ? rest : inner;
-        if (cells(inside(src, window)) < std::abs(m)) continue;
-        std::vector<Orientation> os = effort == Effort::minimal
-                                          ? std::vector<Orientation>{default_orientation(f, ib)}
-                                          : orientations(f);
-        for (const Orientation& o : os) {
-          const Region step = staircase(src, f, layer, window, std::abs(m), o);
-          if (m > 0) {
-            push(join(inner, step), subtract(rest, step, f));
-          } else {
-            push(subtract(inner, step, f), join(rest, step));
-          }
-        }
-        if (effort == Effort::minimal) break;
-      }
+      exact_corner_box(c, t.region, bb, ib, corner, effort, out);
     }
   }
 }

@@ -51,6 +51,28 @@ std::size_t pick(const std::vector<std::array<double, 2>>& keys) {
 // Candidates a lookahead node completes and compares, at most.
 constexpr std::size_t kLookaheadCandidates = 32;
 
+// The candidates a lookahead node compares, the ones that look best locally: each family (split
+// point, axis, corner) by its key, then the families taken in turns, so that the candidates
+// compared are not all variants of one cut.
+std::vector<std::size_t> lookahead_order(const std::vector<Option>& opts) {
+  std::vector<std::size_t> order(opts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::make_pair(opts[a].family, opts[a].key) <
+           std::make_pair(opts[b].family, opts[b].key);
+  });
+  std::vector<int> rank(opts.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    rank[order[i]] =
+        i > 0 && opts[order[i]].family == opts[order[i - 1]].family ? rank[order[i - 1]] + 1 : 0;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::make_pair(rank[a], opts[a].key) < std::make_pair(rank[b], opts[b].key);
+  });
+  if (order.size() > kLookaheadCandidates) order.resize(kLookaheadCandidates);
+  return order;
+}
+
+// Whether a record (Node, Forced, Memo) is of the node of `t`.
 template <class A>
 bool same(const A& a, const Task& t) {
   return a.lo == t.lo && a.hi == t.hi && a.node == t.node;
@@ -69,76 +91,11 @@ std::vector<TileZone> Solver::run(Task root) {
       continue;
     }
     if (t.target == 0) continue;  // only processors without tasks below
-    if (!lookahead_ && !compare_) {
-      // No comparison to make: cut straight into the two children when the rule asks for
-      // one split (the common case with many processors), no candidate lists.
-      const TileBox bb = bounds(t.region);
-      splits_.clear();
-      corners_.clear();
-      source_.decide(t, bb, Effort::minimal, splits_, corners_);
-      if (splits_.size() == 1 && corners_.empty()) {
-        Task below = splits_[0].below, above = splits_[0].above;
-        // Buffers of finished regions, reused: one allocation a leaf instead of two a node.
-        below.region = spare();
-        above.region = spare();
-        lean_split(t.region, bb, splits_[0].axis, below.target, below, above);
-        t.region.clear();
-        spare_.push_back(std::move(t.region));
-        stack.push_back(std::move(above));
-        stack.push_back(std::move(below));
-        continue;
-      }
-    }
+    if (!lookahead_ && !compare_ && lean_step(t, stack)) continue;
     std::vector<Option> opts = options(t, lookahead_ ? Effort::wide
                                           : compare_ ? Effort::narrow
                                                      : Effort::minimal);
-    std::size_t best = 0;
-    const Memo* known = nullptr;
-    if (lookahead_ && opts.size() > 1 && memo_ != nullptr) {
-      bool forced = false;
-      for (const Forced& f : forced_) forced = forced || same(f, t);
-      for (const Memo& m : *memo_)
-        if (!forced && same(m, t) && m.region == t.region) known = &m;
-    }
-    if (known != nullptr) {
-      // A retry reaching a node with the region of the first pass: the first pass's choice.
-      best = known->best;
-    } else if (lookahead_ && opts.size() > 1) {
-      // The candidates that look best locally, each completed greedily and compared.
-      std::vector<std::size_t> order(opts.size());
-      std::iota(order.begin(), order.end(), 0);
-      // Each family (split point, axis, corner) by its key, then taken in turns: the
-      // candidates compared are not all variants of one cut.
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return std::make_pair(opts[a].family, opts[a].key) <
-               std::make_pair(opts[b].family, opts[b].key);
-      });
-      std::vector<int> rank(opts.size());
-      for (std::size_t i = 0; i < order.size(); ++i)
-        rank[order[i]] = i > 0 && opts[order[i]].family == opts[order[i - 1]].family
-                             ? rank[order[i - 1]] + 1
-                             : 0;
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return std::make_pair(rank[a], opts[a].key) < std::make_pair(rank[b], opts[b].key);
-      });
-      if (order.size() > kLookaheadCandidates) order.resize(kLookaheadCandidates);
-      std::vector<std::array<double, 2>> scores;
-      for (std::size_t i : order) {
-        std::array<double, 2> score{};
-        complete(opts[i].first, score);
-        complete(opts[i].second, score);
-        scores.push_back(score);
-      }
-      best = order[pick(scores)];
-      if (scores.size() > 1) {
-        decided_.push_back({t.lo, t.hi, t.node, scores.size()});
-        for (const Forced& f : forced_)
-          if (same(f, t)) best = order[ranked(scores, f.rank)];
-      }
-      if (record_ != nullptr) record_->push_back({t.lo, t.hi, t.node, t.region, best});
-    } else {
-      best = pick_option(opts);
-    }
+    const std::size_t best = choose(t, opts);
     stack.push_back(std::move(opts[best].second));
     stack.push_back(std::move(opts[best].first));
   }
@@ -147,6 +104,59 @@ std::vector<TileZone> Solver::run(Task root) {
   for (auto& [proc, zone] : finished_) zones_[std::size_t(proc)] = std::move(zone);
   finished_.clear();
   return std::move(zones_);
+}
+
+bool Solver::lean_step(Task& t, std::vector<Task>& stack) {
+  const TileBox bb = bounds(t.region);
+  splits_.clear();
+  corners_.clear();
+  source_.decide(t, bb, Effort::minimal, splits_, corners_);
+  if (splits_.size() != 1 || !corners_.empty()) return false;
+  Task below = splits_[0].below, above = splits_[0].above;
+  // Buffers of finished regions, reused: one allocation a leaf instead of two a node.
+  below.region = spare();
+  above.region = spare();
+  lean_split(t.region, bb, splits_[0].axis, below.target, below, above);
+  t.region.clear();
+  spare_.push_back(std::move(t.region));
+  stack.push_back(std::move(above));
+  stack.push_back(std::move(below));
+  return true;
+}
+
+std::size_t Solver::choose(const Task& t, const std::vector<Option>& opts) {
+  if (!lookahead_ || opts.size() < 2) return pick_option(opts);
+  if (const Memo* known = replayed(t)) return known->best;
+  return lookahead(t, opts);
+}
+
+const Solver::Memo* Solver::replayed(const Task& t) const {
+  if (memo_ == nullptr) return nullptr;
+  for (const Forced& f : forced_)
+    if (same(f, t)) return nullptr;
+  const Memo* known = nullptr;
+  for (const Memo& m : *memo_)
+    if (same(m, t) && m.region == t.region) known = &m;
+  return known;
+}
+
+std::size_t Solver::lookahead(const Task& t, const std::vector<Option>& opts) {
+  const std::vector<std::size_t> order = lookahead_order(opts);
+  std::vector<std::array<double, 2>> scores;
+  for (std::size_t i : order) {
+    std::array<double, 2> score{};
+    complete(opts[i].first, score);
+    complete(opts[i].second, score);
+    scores.push_back(score);
+  }
+  std::size_t best = order[pick(scores)];
+  if (scores.size() > 1) {
+    decided_.push_back({t.lo, t.hi, t.node, scores.size()});
+    for (const Forced& f : forced_)
+      if (same(f, t)) best = order[ranked(scores, f.rank)];
+  }
+  if (record_ != nullptr) record_->push_back({t.lo, t.hi, t.node, t.region, best});
+  return best;
 }
 
 void Solver::finish(Task& t) {

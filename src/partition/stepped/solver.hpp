@@ -41,6 +41,19 @@ class Solver {
   std::vector<TileZone> run(Task root);
 
  private:
+  // Without comparison: the one split the rule asks for cut straight into the two children,
+  // pushed on `stack`, with no candidate lists (the common case with many processors); false
+  // when the rule asks for more than one split or for a corner.
+  bool lean_step(Task& t, std::vector<Task>& stack);
+  // The candidate a node takes: the best by its key, or with lookahead the first pass's choice
+  // (a retry reaching the node with the same region) or the best completed candidate.
+  std::size_t choose(const Task& t, const std::vector<Option>& opts);
+  // The first pass's choice at `t` when this is a retry that reaches it with the same region
+  // and does not force it; nullptr otherwise.
+  const Memo* replayed(const Task& t) const;
+  // The candidates that look best locally, each completed greedily and compared; records the
+  // node for the retries.
+  std::size_t lookahead(const Task& t, const std::vector<Option>& opts);
   void finish(Task& t);
   // Greedy completion: adds (boxes above four, Hs) of the zones it would produce to `score`.
   void complete(const Task& t, std::array<double, 2>& score) const;
