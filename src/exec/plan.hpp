@@ -19,14 +19,7 @@
 
 namespace cuboid::exec {
 
-struct Rect {  // [i0,i1) x [j0,j1) in elements of C
-  std::int64_t i0 = 0, i1 = 0, j0 = 0, j1 = 0;
-  std::int64_t rows() const { return i1 - i0; }
-  std::int64_t cols() const { return j1 - j0; }
-  friend bool operator==(const Rect& a, const Rect& b) {
-    return a.i0 == b.i0 && a.i1 == b.i1 && a.j0 == b.j0 && a.j1 == b.j1;
-  }
-};
+using partition::Rect;  // blocks of C, in elements
 
 enum class BetaUse { beta, zero, one };  // the beta of one GEMM: the user's, 0, or 1
 

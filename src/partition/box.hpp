@@ -28,6 +28,21 @@ struct BasicBox {
 using Box = BasicBox<double>;            // continuous partitions
 using TileBox = BasicBox<std::int64_t>;  // discretised partitions, in tile coordinates
 
+// A half-open axis-aligned rectangle [i0,i1) x [j0,j1) in one plane of the cuboid.
+template <class T>
+struct BasicRect {
+  T i0{}, i1{}, j0{}, j1{};
+  T rows() const { return i1 - i0; }
+  T cols() const { return j1 - j0; }
+  friend bool operator==(const BasicRect& a, const BasicRect& b) {
+    return a.i0 == b.i0 && a.i1 == b.i1 && a.j0 == b.j0 && a.j1 == b.j1;
+  }
+  friend bool operator!=(const BasicRect& a, const BasicRect& b) { return !(a == b); }
+};
+
+using Rect = BasicRect<std::int64_t>;  // a block of a matrix, in elements or tiles
+using RealRect = BasicRect<double>;    // a projection of a continuous zone
+
 // A zone is what one processor computes: a disjoint union of boxes.
 using Zone = std::vector<Box>;
 using TileZone = std::vector<TileBox>;

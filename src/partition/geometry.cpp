@@ -50,8 +50,8 @@ class CoverTree {
 // Drops rectangles inside another and joins two that share a whole edge, until none is left:
 // the boxes of a zone stacked along an axis project onto the same rectangle, so a zone of
 // many boxes usually has a few distinct projections. Same union.
-void simplify(std::vector<Rect>& v) {
-  Rect* r = v.data();
+void simplify(std::vector<RealRect>& v) {
+  RealRect* r = v.data();
   std::size_t n = v.size();
   // Every test is evaluated without branching (this runs three times a zone, and most pairs
   // fail all four tests); a rectangle that grew is compared again in the next round.
@@ -59,22 +59,22 @@ void simplify(std::vector<Rect>& v) {
     changed = false;
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = i + 1; j < n;) {
-        Rect& x = r[i];
-        const Rect& y = r[j];
-        const bool rows = (x.y0 == y.y0) & (x.y1 == y.y1) & (x.x0 <= y.x1) & (y.x0 <= x.x1);
-        const bool cols = (x.x0 == y.x0) & (x.x1 == y.x1) & (x.y0 <= y.y1) & (y.y0 <= x.y1);
-        const bool y_in_x = (x.x0 <= y.x0) & (y.x1 <= x.x1) & (x.y0 <= y.y0) & (y.y1 <= x.y1);
-        const bool x_in_y = (y.x0 <= x.x0) & (x.x1 <= y.x1) & (y.y0 <= x.y0) & (x.y1 <= y.y1);
+        RealRect& x = r[i];
+        const RealRect& y = r[j];
+        const bool rows = (x.j0 == y.j0) & (x.j1 == y.j1) & (x.i0 <= y.i1) & (y.i0 <= x.i1);
+        const bool cols = (x.i0 == y.i0) & (x.i1 == y.i1) & (x.j0 <= y.j1) & (y.j0 <= x.j1);
+        const bool y_in_x = (x.i0 <= y.i0) & (y.i1 <= x.i1) & (x.j0 <= y.j0) & (y.j1 <= x.j1);
+        const bool x_in_y = (y.i0 <= x.i0) & (x.i1 <= y.i1) & (y.j0 <= x.j0) & (x.j1 <= y.j1);
         if (!(rows | cols | y_in_x | x_in_y)) {
           ++j;
           continue;
         }
         if (rows) {  // same rows, touching or overlapping along x
-          x.x0 = std::min(x.x0, y.x0);
-          x.x1 = std::max(x.x1, y.x1);
+          x.i0 = std::min(x.i0, y.i0);
+          x.i1 = std::max(x.i1, y.i1);
         } else if (cols) {
-          x.y0 = std::min(x.y0, y.y0);
-          x.y1 = std::max(x.y1, y.y1);
+          x.j0 = std::min(x.j0, y.j0);
+          x.j1 = std::max(x.j1, y.j1);
         } else if (!y_in_x) {
           x = y;
         }
@@ -90,7 +90,7 @@ std::array<double, 3> projections_of(const Z& zone) {
   // Plane of pi_A is (i,l), of pi_B (l,j), of pi_C (i,j).
   static constexpr int axes[3][2] = {{0, 2}, {2, 1}, {0, 1}};
   std::array<double, 3> out{};
-  thread_local std::vector<Rect> rects;  // reused: measure() calls this once per zone
+  thread_local std::vector<RealRect> rects;  // reused: measure() calls this once per zone
   for (int f = 0; f < 3; ++f) {
     rects.clear();
     for (const auto& b : zone) {
@@ -114,7 +114,7 @@ double volume_of(const Z& zone) {
 template <class Z>
 Footprint footprint_of(const Z& zone) {
   std::vector<std::array<double, 2>> is, js;
-  std::vector<Rect> rects;
+  std::vector<RealRect> rects;
   for (const auto& b : zone) {
     if (b.empty()) continue;
     is.push_back({double(b.lo[0]), double(b.hi[0])});
@@ -126,11 +126,11 @@ Footprint footprint_of(const Z& zone) {
 
 }  // namespace
 
-double union_area(const std::vector<Rect>& rects) {
+double union_area(const std::vector<RealRect>& rects) {
   if (rects.empty()) return 0.0;
   if (rects.size() == 1) {
-    const Rect& r = rects[0];
-    return std::max(0.0, r.x1 - r.x0) * std::max(0.0, r.y1 - r.y0);
+    const RealRect& r = rects[0];
+    return std::max(0.0, r.i1 - r.i0) * std::max(0.0, r.j1 - r.j0);
   }
   if (rects.size() <= 4) {
     // Inclusion-exclusion over the subsets (at most 15 intersections).
@@ -141,10 +141,10 @@ double union_area(const std::vector<Rect>& rects) {
       int bits = 0;
       for (std::size_t i = 0; i < n; ++i)
         if (mask >> i & 1u) {
-          x0 = std::max(x0, rects[i].x0);
-          x1 = std::min(x1, rects[i].x1);
-          y0 = std::max(y0, rects[i].y0);
-          y1 = std::min(y1, rects[i].y1);
+          x0 = std::max(x0, rects[i].i0);
+          x1 = std::min(x1, rects[i].i1);
+          y0 = std::max(y0, rects[i].j0);
+          y1 = std::min(y1, rects[i].j1);
           ++bits;
         }
       if (x0 < x1 && y0 < y1) area += (bits % 2 ? 1.0 : -1.0) * (x1 - x0) * (y1 - y0);
@@ -163,12 +163,12 @@ double union_area(const std::vector<Rect>& rects) {
       v[i] = x;
       ++n;
     };
-    for (const Rect& r : rects) {
-      if (!(r.x0 < r.x1 && r.y0 < r.y1)) continue;
-      insert(xs, nx, r.x0);
-      insert(xs, nx, r.x1);
-      insert(ys, ny, r.y0);
-      insert(ys, ny, r.y1);
+    for (const RealRect& r : rects) {
+      if (!(r.i0 < r.i1 && r.j0 < r.j1)) continue;
+      insert(xs, nx, r.i0);
+      insert(xs, nx, r.i1);
+      insert(ys, ny, r.j0);
+      insert(ys, ny, r.j1);
     }
     if (nx == 0) return 0.0;
     auto index = [](const std::array<double, 32>& v, std::size_t n, double x) {
@@ -177,10 +177,10 @@ double union_area(const std::vector<Rect>& rects) {
       return i;
     };
     std::array<std::uint32_t, 32> covered{};  // bit j of covered[i]: cell (i, j) is covered
-    for (const Rect& r : rects) {
-      if (!(r.x0 < r.x1 && r.y0 < r.y1)) continue;
-      const std::size_t i0 = index(xs, nx, r.x0), i1 = index(xs, nx, r.x1);
-      const std::size_t j0 = index(ys, ny, r.y0), j1 = index(ys, ny, r.y1);
+    for (const RealRect& r : rects) {
+      if (!(r.i0 < r.i1 && r.j0 < r.j1)) continue;
+      const std::size_t i0 = index(xs, nx, r.i0), i1 = index(xs, nx, r.i1);
+      const std::size_t j0 = index(ys, ny, r.j0), j1 = index(ys, ny, r.j1);
       const std::uint32_t mask =
           std::uint32_t(((std::uint64_t(1) << j1) - 1) & ~((std::uint64_t(1) << j0) - 1));
       for (std::size_t i = i0; i < i1; ++i) covered[i] |= mask;
@@ -196,10 +196,10 @@ double union_area(const std::vector<Rect>& rects) {
   }
   std::vector<double> ys;
   ys.reserve(2 * rects.size());
-  for (const Rect& r : rects) {
-    if (r.x0 < r.x1 && r.y0 < r.y1) {
-      ys.push_back(r.y0);
-      ys.push_back(r.y1);
+  for (const RealRect& r : rects) {
+    if (r.i0 < r.i1 && r.j0 < r.j1) {
+      ys.push_back(r.j0);
+      ys.push_back(r.j1);
     }
   }
   if (ys.empty()) return 0.0;
@@ -215,11 +215,11 @@ double union_area(const std::vector<Rect>& rects) {
   auto index = [&](double y) {
     return std::size_t(std::lower_bound(ys.begin(), ys.end(), y) - ys.begin());
   };
-  for (const Rect& r : rects) {
-    if (!(r.x0 < r.x1 && r.y0 < r.y1)) continue;
-    const std::size_t lo = index(r.y0), hi = index(r.y1);
-    events.push_back({r.x0, +1, lo, hi});
-    events.push_back({r.x1, -1, lo, hi});
+  for (const RealRect& r : rects) {
+    if (!(r.i0 < r.i1 && r.j0 < r.j1)) continue;
+    const std::size_t lo = index(r.j0), hi = index(r.j1);
+    events.push_back({r.i0, +1, lo, hi});
+    events.push_back({r.i1, -1, lo, hi});
   }
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return a.x < b.x || (a.x == b.x && a.delta < b.delta);

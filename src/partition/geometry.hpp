@@ -10,14 +10,9 @@
 
 namespace cuboid::partition {
 
-// An axis-aligned rectangle [x0,x1) x [y0,y1), used for projections.
-struct Rect {
-  double x0, x1, y0, y1;
-};
-
 // Exact area of a union of rectangles (sweep over x, segment tree over compressed y).
 // Exact for integer coordinates up to 2^53; O(n log n).
-double union_area(const std::vector<Rect>& rects);
+double union_area(const std::vector<RealRect>& rects);
 
 // Length of a union of intervals [a,b).
 double union_length(std::vector<std::array<double, 2>> intervals);

@@ -99,7 +99,7 @@ std::vector<Traffic> traffic(const std::vector<TileZone>& zones, std::int64_t m,
   const std::int64_t size[3] = {m, n, k};
   auto elem = [&](int axis, std::int64_t x) { return double(std::min(x * tile, size[axis])); };
   auto area = [&](const TileZone& z, int a, int b, bool only_first_layer) {
-    std::vector<Rect> rects;
+    std::vector<RealRect> rects;
     for (const TileBox& t : z) {
       if (t.empty() || (only_first_layer && t.lo[2] != 0)) continue;
       rects.push_back({elem(a, t.lo[a]), elem(a, t.hi[a]), elem(b, t.lo[b]), elem(b, t.hi[b])});

@@ -14,7 +14,7 @@ TEST(Geometry, UnionAreaAgainstCellCounting) {
   // Random integer rectangles on a 30 x 30 board: the sweep must count each cell once.
   std::mt19937_64 rng(1);
   for (int r = 0; r < 300; ++r) {
-    std::vector<Rect> rects;
+    std::vector<RealRect> rects;
     std::vector<int> board(900, 0);
     const int n = 1 + int(rng() % 12);
     for (int k = 0; k < n; ++k) {

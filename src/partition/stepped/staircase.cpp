@@ -9,10 +9,10 @@ namespace cuboid::partition::stepped_detail {
 
 void staircase_into(const Region& src, int d, I layer, const TileBox& window, I m,
                     const Orientation& o, Region& out) {
-  struct Rect {
+  struct Slice {  // a box's trace on the layer, in its major and minor axes
     I a0, a1, b0, b1;
   };
-  thread_local std::vector<Rect> rects;
+  thread_local std::vector<Slice> rects;
   thread_local std::vector<I> marks;
   rects.clear();
   marks.clear();
@@ -45,7 +45,7 @@ void staircase_into(const Region& src, int d, I layer, const TileBox& window, I 
     const I p = marks[i], q = marks[i + 1];
     segs.clear();
     I len = 0;
-    for (const Rect& r : rects)
+    for (const Slice& r : rects)
       if (r.a0 <= p && q <= r.a1) {
         segs.push_back({r.b0, r.b1});
         len += r.b1 - r.b0;
