@@ -6,9 +6,9 @@ namespace cuboid::report {
 namespace {
 
 template <class B>
-Piece to_piece(const B& b) {
-  return {double(b.lo[0]), double(b.hi[0]), double(b.lo[1]),
-          double(b.hi[1]), double(b.lo[2]), double(b.hi[2])};
+partition::Box to_piece(const B& b) {
+  return {{double(b.lo[0]), double(b.lo[1]), double(b.lo[2])},
+          {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])}};
 }
 
 }  // namespace
@@ -57,10 +57,11 @@ nlohmann::json partition_to_json(const PartitionResult& r) {
   for (std::size_t p = 0; p < r.pieces.size(); ++p) {
     const auto& z = r.metrics.zones[p];
     nlohmann::json pieces = nlohmann::json::array();
-    for (const Piece& piece : r.pieces[p]) {
+    for (const partition::Box& piece : r.pieces[p]) {
       // Tile coordinates are written as integers so that a checker can count cells.
       nlohmann::json row = nlohmann::json::array();
-      for (double c : piece) {
+      for (double c :
+           {piece.lo[0], piece.hi[0], piece.lo[1], piece.hi[1], piece.lo[2], piece.hi[2]}) {
         if (integral) {
           row.push_back(std::int64_t(c));
         } else {

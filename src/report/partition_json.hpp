@@ -12,16 +12,14 @@
 
 namespace cuboid::report {
 
-// Pieces are [x0,x1,y0,y1,z0,z1] (x = i, y = j, z = l), in tile units; continuous partitions
-// (discretization "none") have fractional coordinates.
-using Piece = std::array<double, 6>;
-
 struct PartitionResult {
   std::array<std::int64_t, 3> dims{};
   partition::Algorithm algorithm{};
   partition::Discretization discretization{};
   std::vector<double> speeds;
-  std::vector<std::vector<Piece>> pieces;  // per processor, input order
+  // Per processor, in input order, its boxes in tile units: continuous partitions
+  // (discretization "none") have fractional coordinates.
+  std::vector<partition::Zone> pieces;
   partition::PartitionMetrics metrics;
 };
 
@@ -32,7 +30,8 @@ PartitionResult compute_partition(const std::array<std::int64_t, 3>& dims,
                                   const std::vector<double>& speeds);
 
 // {dims, algorithm, discretization, processors: [{id, speed, target_volume, volume, pieces, hs,
-//  lower_bound, lower_bound_plain}], hs_total, lower_bound_total, ratio, ratio_plain, imbalance}
+//  lower_bound, lower_bound_plain}], hs_total, lower_bound_total, ratio, ratio_plain, imbalance};
+// a piece is [i0, i1, j0, j1, l0, l1].
 nlohmann::json partition_to_json(const PartitionResult& result);
 
 }  // namespace cuboid::report

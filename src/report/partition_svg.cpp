@@ -38,8 +38,8 @@ void polygon(std::ostringstream& out, const std::vector<Point>& pts, const std::
 
 bool never_splits_l(const PartitionResult& r) {
   for (const auto& zone : r.pieces)
-    for (const Piece& p : zone)
-      if (p[4] != 0.0 || p[5] != double(r.dims[2])) return false;
+    for (const partition::Box& p : zone)
+      if (p.lo[2] != 0.0 || p.hi[2] != double(r.dims[2])) return false;
   return true;
 }
 
@@ -47,10 +47,11 @@ void draw_face(std::ostringstream& out, const PartitionResult& r) {
   // i downwards (rows of C), j to the right (columns of C).
   const double scale = kDrawing / double(std::max(r.dims[0], r.dims[1]));
   for (std::size_t p = 0; p < r.pieces.size(); ++p)
-    for (const Piece& b : r.pieces[p]) {
-      out << "<rect x=\"" << 20 + b[2] * scale << "\" y=\"" << kTop + b[0] * scale << "\" width=\""
-          << (b[3] - b[2]) * scale << "\" height=\"" << (b[1] - b[0]) * scale << "\" fill=\""
-          << colour(p) << "\" stroke=\"#222\" stroke-width=\"0.6\"/>\n";
+    for (const partition::Box& b : r.pieces[p]) {
+      out << "<rect x=\"" << 20 + b.lo[1] * scale << "\" y=\"" << kTop + b.lo[0] * scale
+          << "\" width=\"" << (b.hi[1] - b.lo[1]) * scale << "\" height=\""
+          << (b.hi[0] - b.lo[0]) * scale << "\" fill=\"" << colour(p)
+          << "\" stroke=\"#222\" stroke-width=\"0.6\"/>\n";
     }
   out << "<text x=\"20\" y=\"" << kCaption
       << "\" font-size=\"12\">C face (i down, j right); every zone spans all of l</text>\n";
@@ -83,40 +84,42 @@ void draw_isometric(std::ostringstream& out, const PartitionResult& r) {
   struct Item {
     double depth;
     std::size_t owner;
-    Piece box;
+    partition::Box box;
   };
   std::vector<Item> items;
   for (std::size_t p = 0; p < r.pieces.size(); ++p)
-    for (const Piece& src : r.pieces[p]) {
+    for (const partition::Box& src : r.pieces[p]) {
       // Mirrored on every axis so that the corner (0,0,0), where the NRRP algorithms carve the
       // parts of the small processors, faces the viewer instead of hiding at the back.
-      const Piece b = {m - src[1], m - src[0], n - src[3], n - src[2], k - src[5], k - src[4]};
+      const partition::Box b = {{m - src.hi[0], n - src.hi[1], k - src.hi[2]},
+                                {m - src.lo[0], n - src.lo[1], k - src.lo[2]}};
       // Pull each piece away from the centre in proportion to its offset.
-      const double dx = explode * ((b[0] + b[1]) / 2 - m / 2);
-      const double dy = explode * ((b[2] + b[3]) / 2 - n / 2);
-      const double dz = explode * ((b[4] + b[5]) / 2 - k / 2);
-      const Piece moved = {b[0] + dx, b[1] + dx, b[2] + dy, b[3] + dy, b[4] + dz, b[5] + dz};
+      const double dx = explode * ((b.lo[0] + b.hi[0]) / 2 - m / 2);
+      const double dy = explode * ((b.lo[1] + b.hi[1]) / 2 - n / 2);
+      const double dz = explode * ((b.lo[2] + b.hi[2]) / 2 - k / 2);
+      const partition::Box moved = {{b.lo[0] + dx, b.lo[1] + dy, b.lo[2] + dz},
+                                    {b.hi[0] + dx, b.hi[1] + dy, b.hi[2] + dz}};
       // Painter's order: far (small i + j, low l) first.
-      const double depth =
-          (moved[0] + moved[1]) / m + (moved[2] + moved[3]) / n + (moved[4] + moved[5]) / k;
+      const double depth = (moved.lo[0] + moved.hi[0]) / m + (moved.lo[1] + moved.hi[1]) / n +
+                           (moved.lo[2] + moved.hi[2]) / k;
       items.push_back({depth, p, moved});
     }
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& a, const Item& b) { return a.depth < b.depth; });
   for (const Item& it : items) {
-    const Piece& b = it.box;
+    const partition::Box& b = it.box;
     // Visible faces: top (l = hi), front-right (i = hi), front-left (j = hi).
     polygon(out,
-            {screen(b[0], b[2], b[5]), screen(b[1], b[2], b[5]), screen(b[1], b[3], b[5]),
-             screen(b[0], b[3], b[5])},
+            {screen(b.lo[0], b.lo[1], b.hi[2]), screen(b.hi[0], b.lo[1], b.hi[2]),
+             screen(b.hi[0], b.hi[1], b.hi[2]), screen(b.lo[0], b.hi[1], b.hi[2])},
             colour(it.owner, 12));
     polygon(out,
-            {screen(b[1], b[2], b[4]), screen(b[1], b[3], b[4]), screen(b[1], b[3], b[5]),
-             screen(b[1], b[2], b[5])},
+            {screen(b.hi[0], b.lo[1], b.lo[2]), screen(b.hi[0], b.hi[1], b.lo[2]),
+             screen(b.hi[0], b.hi[1], b.hi[2]), screen(b.hi[0], b.lo[1], b.hi[2])},
             colour(it.owner, -10));
     polygon(out,
-            {screen(b[0], b[3], b[4]), screen(b[1], b[3], b[4]), screen(b[1], b[3], b[5]),
-             screen(b[0], b[3], b[5])},
+            {screen(b.lo[0], b.hi[1], b.lo[2]), screen(b.hi[0], b.hi[1], b.lo[2]),
+             screen(b.hi[0], b.hi[1], b.hi[2]), screen(b.lo[0], b.hi[1], b.hi[2])},
             colour(it.owner, 0));
   }
   out << "<text x=\"20\" y=\"" << kCaption
