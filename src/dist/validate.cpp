@@ -93,43 +93,60 @@ std::int64_t sampled_row(std::uint64_t seed, std::int64_t I, std::int64_t tile, 
   return lo + std::min(rows - 1, std::int64_t((v + 1.0) * 0.5 * double(rows)));
 }
 
-template <class Scalar>
-DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
-                                    const LocalStorage<Scalar>& A_local,
-                                    const LocalStorage<Scalar>& B_local,
-                                    const LocalStorage<Scalar>& C0_local,
-                                    const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
-                                    std::uint64_t seed, std::int64_t full_check_max,
-                                    int extra_additions, std::int64_t tile) {
-  const int me = comm.rank();
-  const std::int64_t m = dist.c.rows(), n = dist.c.cols(), k = dist.a.cols();
-  const std::size_t M = std::size_t(m), K = std::size_t(k);
-  DistValidation v;
+namespace {
 
-  // --- randomized check --------------------------------------------------------------------
+// What every check reads: this rank's blocks of A, B, C0 and C, and the run's parameters.
+template <class Scalar>
+struct CheckInput {
+  const Communicator& comm;
+  const Distribution& dist;
+  const LocalStorage<Scalar>& A;
+  const LocalStorage<Scalar>& B;
+  const LocalStorage<Scalar>& C0;
+  const LocalStorage<Scalar>& C;
+  Scalar alpha, beta;
+  std::uint64_t seed;
+  int extra_additions;
+};
+
+// Randomized check, its sums: C x, |C||x|, A(Bx), |A|(|B||x|), C0 x, |C0||x| (six vectors of
+// length m, one after the other), summed over the ranks.
+template <class Scalar>
+std::vector<double> randomized_products(const CheckInput<Scalar>& in) {
+  const Distribution& dist = in.dist;
+  const int me = in.comm.rank();
+  const std::int64_t n = dist.c.cols();
+  const std::size_t M = std::size_t(dist.c.rows()), K = std::size_t(dist.a.cols());
   std::vector<double> x(static_cast<std::size_t>(n)), xabs(static_cast<std::size_t>(n));
   for (std::int64_t j = 0; j < n; ++j)
-    x[std::size_t(j)] = x_entry(seed, j), xabs[std::size_t(j)] = std::abs(x[std::size_t(j)]);
+    x[std::size_t(j)] = x_entry(in.seed, j), xabs[std::size_t(j)] = std::abs(x[std::size_t(j)]);
   std::vector<double> z(2 * K, 0.0);  // B x, |B||x|
-  local_matvec(B_local, dist.b, me, x, xabs, z.data(), z.data() + K);
-  comm.allreduce_sum(z);
+  local_matvec(in.B, dist.b, me, x, xabs, z.data(), z.data() + K);
+  in.comm.allreduce_sum(z);
   const std::vector<double> bz(z.begin(), z.begin() + std::ptrdiff_t(K)),
       bzabs(z.begin() + std::ptrdiff_t(K), z.end());
-  // C x, |C||x|, A(Bx), |A|(|B||x|), C0 x, |C0||x|
   std::vector<double> r(6 * M, 0.0);
-  local_matvec(C_local, dist.c, me, x, xabs, r.data(), r.data() + M);
-  local_matvec(A_local, dist.a, me, bz, bzabs, r.data() + 2 * M, r.data() + 3 * M);
+  local_matvec(in.C, dist.c, me, x, xabs, r.data(), r.data() + M);
+  local_matvec(in.A, dist.a, me, bz, bzabs, r.data() + 2 * M, r.data() + 3 * M);
   // beta = 0 ignores C0 altogether (it may hold NaN on purpose).
-  if (beta != Scalar(0))
-    local_matvec(C0_local, dist.c, me, x, xabs, r.data() + 4 * M, r.data() + 5 * M);
-  comm.allreduce_sum(r);
+  if (in.beta != Scalar(0))
+    local_matvec(in.C0, dist.c, me, x, xabs, r.data() + 4 * M, r.data() + 5 * M);
+  in.comm.allreduce_sum(r);
+  return r;
+}
 
+// Randomized check: every row of C x within its rounding bound of alpha A (B x) + beta C0 x.
+template <class Scalar>
+void randomized_check(const CheckInput<Scalar>& in, DistValidation& v) {
+  const std::int64_t n = in.dist.c.cols(), k = in.dist.a.cols();
+  const std::size_t M = std::size_t(in.dist.c.rows());
+  const std::vector<double> r = randomized_products(in);
   const double us = std::numeric_limits<Scalar>::epsilon() / 2,
                ud = std::numeric_limits<double>::epsilon() / 2;
   const double g_product =
-      gamma(double(k + extra_additions + 4), us) + gamma(double(n + k + 4), ud);
+      gamma(double(k + in.extra_additions + 4), us) + gamma(double(n + k + 4), ud);
   const double g_check = gamma(double(n + 1), ud);
-  const double a = double(alpha), b = double(beta);
+  const double a = double(in.alpha), b = double(in.beta);
   bool ok = true;
   double worst = -1;
   for (std::size_t i = 0; i < M; ++i) {
@@ -154,158 +171,211 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
   v.method =
       "randomized: C x vs alpha A (B x) + beta C0 x, |x_j| in [0.5,1), every row within its "
       "rounding bound";
+}
 
-  // --- sampled rows, element by element ----------------------------------------------------
-  {
-    const std::int64_t period = tile > 0 ? tile : dist.c.unit_rows();
-    const double r_add = double(extra_additions);
-    const double factor = exec::kValidationConstant *
-                          (gamma(double(k) + r_add + 2, us) + gamma(double(k) + 2, ud)) /
-                          (1.0 - gamma(double(k), ud));
-    const double floor = exec::componentwise_floor(
-        double(k), r_add, a, double(std::numeric_limits<Scalar>::denorm_min()));
-    Worst worst;
-    // Blocks of at most 512 sampled rows, 1024 columns and 4096 of k at a time: the check's
-    // memory stays small whatever the problem, the tile or the block.
-    constexpr std::int64_t kRows = 512, kCols = 1024, kDepth = 4096;
-    using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
-                                         Kokkos::Rank<2, Kokkos::Iterate::Left>>;
-    const auto host = Kokkos::DefaultHostExecutionSpace();
-    const std::int64_t kd = std::min(k, kDepth);
-    HostD Ar(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled"), kRows, kd),
-        Aa(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled_abs"), kRows,
+// Blocks of at most 512 sampled rows, 1024 columns and 4096 of k at a time: the sampled check's
+// memory stays small whatever the problem, the tile or the block.
+constexpr std::int64_t kSampledRows = 512, kSampledCols = 1024, kSampledDepth = 4096;
+
+// The sampled check's buffers, allocated once: slabs of the sampled rows of A and of columns of
+// B (values and absolute values), and the products D = A B and W = |A||B|.
+struct SampledBuffers {
+  HostD Ar, Aa, Bc, Ba, D, W;
+  explicit SampledBuffers(std::int64_t kd)
+      : Ar(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled"), kSampledRows,
            kd),
-        Bc(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled"), kd, kCols),
+        Aa(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_sampled_abs"),
+           kSampledRows, kd),
+        Bc(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled"), kd,
+           kSampledCols),
         Ba(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_sampled_abs"), kd,
-           kCols),
-        D("cuboid::dist::AB_sampled", kRows, kCols),
-        W("cuboid::dist::AB_sampled_abs", kRows, kCols);
-    for (const auto& [range, all_rows] : sampled_elements(dist.c, me, seed, period)) {
-      for (std::size_t r0 = 0; r0 < all_rows.size(); r0 += std::size_t(kRows))
-        for (std::int64_t j0 = range.first; j0 < range.second; j0 += kCols) {
-          const std::int64_t nr = std::min<std::int64_t>(kRows, std::int64_t(all_rows.size() - r0));
-          const std::int64_t nc = std::min(kCols, range.second - j0);
-          const std::int64_t* row = all_rows.data() + r0;
-          const auto rows = std::make_pair(std::int64_t(0), nr);
-          const auto cols = std::make_pair(std::int64_t(0), nc);
-          auto d = Kokkos::subview(D, rows, cols), w = Kokkos::subview(W, rows, cols);
-          // D = A(rows, :) B(:, cols) and W = |A||B| over k slabs, from A and B as the run saw
-          // them (rounded to Scalar), in double.
-          for (std::int64_t l0 = 0; l0 < k; l0 += kd) {
-            const std::int64_t nl = std::min(kd, k - l0);
-            const auto slab = std::make_pair(std::int64_t(0), nl);
-            auto ar = Kokkos::subview(Ar, rows, slab), aa = Kokkos::subview(Aa, rows, slab);
-            auto bc = Kokkos::subview(Bc, slab, cols), ba = Kokkos::subview(Ba, slab, cols);
-            Kokkos::parallel_for(
-                "cuboid::dist::sampled_A", policy({0, 0}, {nr, nl}),
-                // Host lambdas (host policy): they read a std::vector of row indices.
-                [=](std::int64_t i, std::int64_t l) {
-                  const double x =
-                      double(Scalar(exec::element_value(seed, exec::MatrixId::A, row[i], l0 + l)));
-                  ar(i, l) = x, aa(i, l) = std::abs(x);
-                });
-            Kokkos::parallel_for(
-                "cuboid::dist::sampled_B", policy({0, 0}, {nl, nc}),
-                [=](std::int64_t l, std::int64_t j) {
-                  const double x =
-                      double(Scalar(exec::element_value(seed, exec::MatrixId::B, l0 + l, j0 + j)));
-                  bc(l, j) = x, ba(l, j) = std::abs(x);
-                });
-            host.fence();
-            const double keep = l0 == 0 ? 0.0 : 1.0;
-            kokkos_ext::gemm(host, 1.0, ar, bc, keep, d);
-            kokkos_ext::gemm(host, 1.0, aa, ba, keep, w);
-            host.fence();
-          }
-          for (std::int64_t j = 0; j < nc; ++j)
-            for (std::int64_t i = 0; i < nr; ++i) {
-              const std::size_t at = std::size_t(dist.c.offset(row[i], j0 + j));
-              const double c = double(C_local(at));
-              const double c0 = b != 0 ? double(C0_local(at)) : 0.0;
-              const double ref = a * d(i, j) + (b != 0 ? b * c0 : 0.0);
-              const double bound =
-                  factor * (std::abs(a) * w(i, j) + std::abs(b) * std::abs(c0)) + floor;
-              const double err = std::abs(c - ref);
-              const double ratio = err / bound;
-              worst.add(std::isfinite(c) && ratio == ratio
-                            ? ratio
-                            : std::numeric_limits<double>::infinity(),
-                        std::isfinite(c) ? err : std::numeric_limits<double>::infinity(), bound);
-            }
-        }
-    }
-    const Worst all = combine(comm, worst);
-    v.sampled_elements = all.checked, v.sampled_failed = all.failed;
-    v.sampled_error = all.error, v.sampled_bound = all.bound;
-    v.sampled_passed = all.failed == 0;
-    v.passed = v.passed && v.sampled_passed;
-    v.method +=
-        "; sampled: one row per tile row recomputed in double, every element within its "
-        "componentwise bound";
-  }
+           kSampledCols),
+        D("cuboid::dist::AB_sampled", kSampledRows, kSampledCols),
+        W("cuboid::dist::AB_sampled_abs", kSampledRows, kSampledCols) {}
+};
 
-  // --- full element-wise check, small problems -----------------------------------------------
-  // Its reference rows of A and columns of B take (m + n) k elements over the ranks.
-  if (double(m) * double(n) <= double(full_check_max) &&
-      (double(m) + double(n)) * double(k) <= 16.0 * double(full_check_max)) {
-    v.full_performed = true;
-    const MatrixDist& Lc = dist.c;
-    Worst worst;
-    // One reference GEMM for the rows x cols (global indices) C elements at index(i, j) of the
-    // local storage: per rank for a block-cyclic array, per tile for tile owners.
-    auto check = [&](const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols,
-                     auto index) {
-      const std::int64_t lr = std::int64_t(rows.size()), lc = std::int64_t(cols.size());
-      if (lr == 0 || lc == 0) return;
-      exec::HostMatrix<Scalar> Ar(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_rows"), lr, k);
-      exec::HostMatrix<Scalar> Bc(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_cols"), k, lc);
-      exec::HostMatrix<Scalar> ref("cuboid::dist::C_ref", lr, lc),
-          C0b("cuboid::dist::C0_block", lr, lc), Cb("cuboid::dist::C_block", lr, lc);
-      for (std::int64_t l = 0; l < k; ++l)
-        for (std::int64_t i = 0; i < lr; ++i)
-          Ar(i, l) = Scalar(exec::element_value(seed, exec::MatrixId::A, rows[std::size_t(i)], l));
-      for (std::int64_t j = 0; j < lc; ++j)
-        for (std::int64_t l = 0; l < k; ++l)
-          Bc(l, j) = Scalar(exec::element_value(seed, exec::MatrixId::B, l, cols[std::size_t(j)]));
-      for (std::int64_t j = 0; j < lc; ++j)
-        for (std::int64_t i = 0; i < lr; ++i) {
-          Cb(i, j) = C_local(index(i, j));
-          if (beta != Scalar(0)) ref(i, j) = C0b(i, j) = C0_local(index(i, j));
-        }
-      kokkos_ext::gemm(Kokkos::DefaultHostExecutionSpace(), alpha, Ar, Bc, beta, ref);
-      Kokkos::DefaultHostExecutionSpace().fence();
-      const auto c =
-          exec::compare_componentwise(Ar, Bc, C0b, Cb, ref, alpha, beta, extra_additions);
-      const double ratio =
-          std::isfinite(c.error) ? c.error / c.bound : std::numeric_limits<double>::infinity();
-      worst.merge(ratio, c.error, c.bound, double(lr * lc), double(c.failed));
-    };
-    if (Lc.kind() == MatrixDist::Kind::block_cyclic) {
-      const BlockCyclic& L = Lc.block_cyclic();
-      const int prow = L.grid().row_of(me), pcol = L.grid().col_of(me);
-      std::vector<std::int64_t> rows, cols;
-      for (std::int64_t i = 0; i < L.local_rows(me); ++i) rows.push_back(L.global_row(i, prow));
-      for (std::int64_t j = 0; j < L.local_cols(me); ++j) cols.push_back(L.global_col(j, pcol));
-      const std::int64_t ld = std::max<std::int64_t>(1, L.local_rows(me));
-      check(rows, cols, [&](std::int64_t i, std::int64_t j) { return std::size_t(i + j * ld); });
-    } else {
-      Lc.for_each_owned(me, [&](const exec::Rect& u) {
-        std::vector<std::int64_t> rows, cols;
-        for (std::int64_t i = u.i0; i < u.i1; ++i) rows.push_back(i);
-        for (std::int64_t j = u.j0; j < u.j1; ++j) cols.push_back(j);
-        const std::int64_t off = Lc.offset(u.i0, u.j0), ld = Lc.ld(u.i0, u.j0);
-        check(rows, cols,
-              [&](std::int64_t i, std::int64_t j) { return std::size_t(off + i + j * ld); });
-      });
-    }
-    const Worst all = combine(comm, worst);
-    v.full_error = all.error, v.full_bound = all.bound;
-    v.full_passed = all.failed == 0;
-    v.passed = v.passed && v.full_passed;
-    v.method += "; full: each rank's C blocks vs a local reference GEMM, componentwise bound";
+// D = A(rows, :) B(:, cols) and W = |A||B| for the nr rows `row` and the nc columns from j0,
+// over k slabs of depth kd, from A and B as the run saw them (rounded to Scalar), in double.
+template <class Scalar>
+void sampled_products(SampledBuffers& buf, std::uint64_t seed, const std::int64_t* row,
+                      std::int64_t nr, std::int64_t j0, std::int64_t nc, std::int64_t k,
+                      std::int64_t kd) {
+  using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
+                                       Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+  const auto host = Kokkos::DefaultHostExecutionSpace();
+  const auto rows = std::make_pair(std::int64_t(0), nr);
+  const auto cols = std::make_pair(std::int64_t(0), nc);
+  auto d = Kokkos::subview(buf.D, rows, cols), w = Kokkos::subview(buf.W, rows, cols);
+  for (std::int64_t l0 = 0; l0 < k; l0 += kd) {
+    const std::int64_t nl = std::min(kd, k - l0);
+    const auto slab = std::make_pair(std::int64_t(0), nl);
+    auto ar = Kokkos::subview(buf.Ar, rows, slab), aa = Kokkos::subview(buf.Aa, rows, slab);
+    auto bc = Kokkos::subview(buf.Bc, slab, cols), ba = Kokkos::subview(buf.Ba, slab, cols);
+    Kokkos::parallel_for(
+        "cuboid::dist::sampled_A", policy({0, 0}, {nr, nl}),
+        // Host lambdas (host policy): they read a std::vector of row indices.
+        [=](std::int64_t i, std::int64_t l) {
+          const double x =
+              double(Scalar(exec::element_value(seed, exec::MatrixId::A, row[i], l0 + l)));
+          ar(i, l) = x, aa(i, l) = std::abs(x);
+        });
+    Kokkos::parallel_for(
+        "cuboid::dist::sampled_B", policy({0, 0}, {nl, nc}), [=](std::int64_t l, std::int64_t j) {
+          const double x =
+              double(Scalar(exec::element_value(seed, exec::MatrixId::B, l0 + l, j0 + j)));
+          bc(l, j) = x, ba(l, j) = std::abs(x);
+        });
+    host.fence();
+    const double keep = l0 == 0 ? 0.0 : 1.0;
+    kokkos_ext::gemm(host, 1.0, ar, bc, keep, d);
+    kokkos_ext::gemm(host, 1.0, aa, ba, keep, w);
+    host.fence();
   }
+}
+
+// The sampled check proper: one row per tile row (period `tile`) recomputed in double, every
+// element this rank owns within its componentwise bound.
+template <class Scalar>
+void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidation& v) {
+  const MatrixDist& Lc = in.dist.c;
+  const std::int64_t k = in.dist.a.cols();
+  const std::int64_t period = tile > 0 ? tile : Lc.unit_rows();
+  const double us = std::numeric_limits<Scalar>::epsilon() / 2,
+               ud = std::numeric_limits<double>::epsilon() / 2;
+  const double a = double(in.alpha), b = double(in.beta);
+  const double r_add = double(in.extra_additions);
+  const double factor = exec::kValidationConstant *
+                        (gamma(double(k) + r_add + 2, us) + gamma(double(k) + 2, ud)) /
+                        (1.0 - gamma(double(k), ud));
+  const double floor = exec::componentwise_floor(double(k), r_add, a,
+                                                 double(std::numeric_limits<Scalar>::denorm_min()));
+  Worst worst;
+  const std::int64_t kd = std::min(k, kSampledDepth);
+  SampledBuffers buf(kd);
+  for (const auto& [range, all_rows] : sampled_elements(Lc, in.comm.rank(), in.seed, period)) {
+    for (std::size_t r0 = 0; r0 < all_rows.size(); r0 += std::size_t(kSampledRows))
+      for (std::int64_t j0 = range.first; j0 < range.second; j0 += kSampledCols) {
+        const std::int64_t nr =
+            std::min<std::int64_t>(kSampledRows, std::int64_t(all_rows.size() - r0));
+        const std::int64_t nc = std::min(kSampledCols, range.second - j0);
+        const std::int64_t* row = all_rows.data() + r0;
+        sampled_products<Scalar>(buf, in.seed, row, nr, j0, nc, k, kd);
+        for (std::int64_t j = 0; j < nc; ++j)
+          for (std::int64_t i = 0; i < nr; ++i) {
+            const std::size_t at = std::size_t(Lc.offset(row[i], j0 + j));
+            const double c = double(in.C(at));
+            const double c0 = b != 0 ? double(in.C0(at)) : 0.0;
+            const double ref = a * buf.D(i, j) + (b != 0 ? b * c0 : 0.0);
+            const double bound =
+                factor * (std::abs(a) * buf.W(i, j) + std::abs(b) * std::abs(c0)) + floor;
+            const double err = std::abs(c - ref);
+            const double ratio = err / bound;
+            worst.add(std::isfinite(c) && ratio == ratio ? ratio
+                                                         : std::numeric_limits<double>::infinity(),
+                      std::isfinite(c) ? err : std::numeric_limits<double>::infinity(), bound);
+          }
+      }
+  }
+  const Worst all = combine(in.comm, worst);
+  v.sampled_elements = all.checked, v.sampled_failed = all.failed;
+  v.sampled_error = all.error, v.sampled_bound = all.bound;
+  v.sampled_passed = all.failed == 0;
+  v.passed = v.passed && v.sampled_passed;
+  v.method +=
+      "; sampled: one row per tile row recomputed in double, every element within its "
+      "componentwise bound";
+}
+
+// One reference GEMM for the rows x cols (global indices) C elements at index(i, j) of the
+// local storage, compared element by element; the result goes into `worst`.
+template <class Scalar, class Index>
+void check_block(const CheckInput<Scalar>& in, const std::vector<std::int64_t>& rows,
+                 const std::vector<std::int64_t>& cols, Index index, Worst& worst) {
+  const std::int64_t k = in.dist.a.cols();
+  const std::int64_t lr = std::int64_t(rows.size()), lc = std::int64_t(cols.size());
+  if (lr == 0 || lc == 0) return;
+  exec::HostMatrix<Scalar> Ar(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_rows"), lr, k);
+  exec::HostMatrix<Scalar> Bc(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_cols"), k, lc);
+  exec::HostMatrix<Scalar> ref("cuboid::dist::C_ref", lr, lc),
+      C0b("cuboid::dist::C0_block", lr, lc), Cb("cuboid::dist::C_block", lr, lc);
+  for (std::int64_t l = 0; l < k; ++l)
+    for (std::int64_t i = 0; i < lr; ++i)
+      Ar(i, l) = Scalar(exec::element_value(in.seed, exec::MatrixId::A, rows[std::size_t(i)], l));
+  for (std::int64_t j = 0; j < lc; ++j)
+    for (std::int64_t l = 0; l < k; ++l)
+      Bc(l, j) = Scalar(exec::element_value(in.seed, exec::MatrixId::B, l, cols[std::size_t(j)]));
+  for (std::int64_t j = 0; j < lc; ++j)
+    for (std::int64_t i = 0; i < lr; ++i) {
+      Cb(i, j) = in.C(index(i, j));
+      if (in.beta != Scalar(0)) ref(i, j) = C0b(i, j) = in.C0(index(i, j));
+    }
+  kokkos_ext::gemm(Kokkos::DefaultHostExecutionSpace(), in.alpha, Ar, Bc, in.beta, ref);
+  Kokkos::DefaultHostExecutionSpace().fence();
+  const auto c =
+      exec::compare_componentwise(Ar, Bc, C0b, Cb, ref, in.alpha, in.beta, in.extra_additions);
+  const double ratio =
+      std::isfinite(c.error) ? c.error / c.bound : std::numeric_limits<double>::infinity();
+  worst.merge(ratio, c.error, c.bound, double(lr * lc), double(c.failed));
+}
+
+// The full check: every C element this rank owns against a local reference GEMM, per rank for
+// a block-cyclic array, per tile for tile owners.
+template <class Scalar>
+void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
+  v.full_performed = true;
+  const int me = in.comm.rank();
+  const MatrixDist& Lc = in.dist.c;
+  Worst worst;
+  if (Lc.kind() == MatrixDist::Kind::block_cyclic) {
+    const BlockCyclic& L = Lc.block_cyclic();
+    const int prow = L.grid().row_of(me), pcol = L.grid().col_of(me);
+    std::vector<std::int64_t> rows, cols;
+    for (std::int64_t i = 0; i < L.local_rows(me); ++i) rows.push_back(L.global_row(i, prow));
+    for (std::int64_t j = 0; j < L.local_cols(me); ++j) cols.push_back(L.global_col(j, pcol));
+    const std::int64_t ld = std::max<std::int64_t>(1, L.local_rows(me));
+    check_block(
+        in, rows, cols, [&](std::int64_t i, std::int64_t j) { return std::size_t(i + j * ld); },
+        worst);
+  } else {
+    Lc.for_each_owned(me, [&](const exec::Rect& u) {
+      std::vector<std::int64_t> rows, cols;
+      for (std::int64_t i = u.i0; i < u.i1; ++i) rows.push_back(i);
+      for (std::int64_t j = u.j0; j < u.j1; ++j) cols.push_back(j);
+      const std::int64_t off = Lc.offset(u.i0, u.j0), ld = Lc.ld(u.i0, u.j0);
+      check_block(
+          in, rows, cols,
+          [&](std::int64_t i, std::int64_t j) { return std::size_t(off + i + j * ld); }, worst);
+    });
+  }
+  const Worst all = combine(in.comm, worst);
+  v.full_error = all.error, v.full_bound = all.bound;
+  v.full_passed = all.failed == 0;
+  v.passed = v.passed && v.full_passed;
+  v.method += "; full: each rank's C blocks vs a local reference GEMM, componentwise bound";
+}
+
+}  // namespace
+
+template <class Scalar>
+DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
+                                    const LocalStorage<Scalar>& A_local,
+                                    const LocalStorage<Scalar>& B_local,
+                                    const LocalStorage<Scalar>& C0_local,
+                                    const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
+                                    std::uint64_t seed, std::int64_t full_check_max,
+                                    int extra_additions, std::int64_t tile) {
+  const CheckInput<Scalar> in{comm,    dist,  A_local, B_local, C0_local,
+                              C_local, alpha, beta,    seed,    extra_additions};
+  const double m = double(dist.c.rows()), n = double(dist.c.cols()), k = double(dist.a.cols());
+  DistValidation v;
+  randomized_check(in, v);
+  sampled_check(in, tile, v);
+  // Small problems only: the full check's reference rows of A and columns of B take (m + n) k
+  // elements over the ranks.
+  if (m * n <= double(full_check_max) && (m + n) * k <= 16.0 * double(full_check_max))
+    full_check(in, v);
   return v;
 }
 
