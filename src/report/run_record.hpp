@@ -60,10 +60,6 @@ struct ProcessEnvironment {
 // One candidate of partition.algorithm = "auto", as the model saw it.
 struct PartitionCandidate {
   std::string algorithm, discretization;
-  // partition "auto": every candidate, fastest first (the first is the one run), and how the
-  // model treated the processors' links. Empty when the deck fixed the partition.
-  std::vector<PartitionCandidate> partition_candidates;
-  std::string partition_model;
   double model_s = 0;      // the model's run time (max over processors + reduction)
   double compute_s = 0;    // of the processor that finishes last in the model
   double copy_s = 0;       // its copies
