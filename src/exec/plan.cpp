@@ -17,6 +17,7 @@ class TileGrid {
   TileGrid(std::int64_t rows, std::int64_t cols, T init)
       : rows_(rows), cols_(cols), cells_(std::size_t(rows * cols), init) {}
   T& at(std::int64_t i, std::int64_t j) { return cells_[std::size_t(i + rows_ * j)]; }
+  const T& at(std::int64_t i, std::int64_t j) const { return cells_[std::size_t(i + rows_ * j)]; }
   std::int64_t rows() const { return rows_; }
   std::int64_t cols() const { return cols_; }
 
@@ -263,6 +264,221 @@ std::vector<std::vector<Part>> split_pieces(const std::vector<PieceCut>& pieces,
   return out;
 }
 
+// Owner of each C tile: the lowest-numbered processor whose zone touches it (-1: none).
+// `k_split` tells whether several processors contribute to some tile.
+TileGrid<int> tile_owners(const std::vector<partition::TileZone>& zones, std::int64_t M,
+                          std::int64_t N, std::int64_t K, bool& k_split) {
+  TileGrid<int> owner(M, N, -1);
+  for (int q = 0; q < int(zones.size()); ++q) {
+    for (const auto& b : zones[std::size_t(q)]) {
+      if (b.empty()) continue;
+      if (b.lo[0] < 0 || b.hi[0] > M || b.lo[1] < 0 || b.hi[1] > N || b.lo[2] < 0 || b.hi[2] > K)
+        throw std::invalid_argument("make_plan: a piece lies outside the tile cuboid");
+      for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
+        for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) {
+          int& o = owner.at(i, j);
+          if (o == -1)
+            o = q;
+          else if (o != q)
+            k_split = true;
+        }
+    }
+  }
+  return owner;
+}
+
+BudgetLimit budget_of(const PlanOptions& options, int q) {
+  const std::int64_t budget =
+      q < int(options.budget_elements.size()) ? options.budget_elements[std::size_t(q)] : 0;
+  const BufferCost cost =
+      q < int(options.buffer_cost.size()) ? options.buffer_cost[std::size_t(q)] : BufferCost{};
+  return BudgetLimit{budget, cost};
+}
+
+// A processor's nonempty pieces in elements, in zone order, each with the volume of the pieces
+// before it and of all of them (coarse_head cuts by position in that volume).
+std::vector<PieceCut> pieces_of(const partition::TileZone& zone, int min_panels, std::int64_t m,
+                                std::int64_t n, std::int64_t k, std::int64_t tile) {
+  std::vector<PieceCut> pieces;
+  for (const auto& b : zone)
+    if (!b.empty())
+      pieces.push_back(PieceCut{to_elements(b, m, n, tile), b.lo[2] * tile,
+                                std::min(b.hi[2] * tile, k), min_panels, pieces.empty()});
+  double total = 0;
+  for (auto& pc : pieces) {
+    pc.before = total;
+    total += volume(pc.c, pc.l0, pc.l1);
+  }
+  for (auto& pc : pieces) pc.total = total;
+  return pieces;
+}
+
+// The parts of each piece of a processor, in zone order.
+using PieceParts = std::vector<std::vector<Part>>;
+
+// Every processor's pieces cut into steps: each within its own budget, or with shared steps
+// all together within every budget.
+std::vector<PieceParts> split_zones(const std::vector<partition::TileZone>& zones, std::int64_t m,
+                                    std::int64_t n, std::int64_t k, std::int64_t tile,
+                                    const PlanOptions& options) {
+  const int p = int(zones.size());
+  std::vector<PieceParts> split(static_cast<std::size_t>(p));
+  std::vector<PieceCut> all;
+  std::vector<BudgetLimit> all_limits;
+  std::vector<int> owner_of_piece;
+  for (int q = 0; q < p; ++q) {
+    const int min_panels =
+        q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
+    const std::vector<PieceCut> pieces =
+        pieces_of(zones[std::size_t(q)], min_panels, m, n, k, tile);
+    const BudgetLimit limit = budget_of(options, q);
+    if (options.shared_steps) {
+      all.insert(all.end(), pieces.begin(), pieces.end());
+      owner_of_piece.insert(owner_of_piece.end(), pieces.size(), q);
+      if (limit.budget > 0) all_limits.push_back(limit);
+    } else {
+      split[std::size_t(q)] = split_pieces(
+          pieces, tile, options.block_tiles, options.coarse_head,
+          limit.budget > 0 ? std::vector<BudgetLimit>{limit} : std::vector<BudgetLimit>{});
+    }
+  }
+  if (options.shared_steps) {
+    auto parts = split_pieces(all, tile, options.block_tiles, options.coarse_head, all_limits);
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      split[std::size_t(owner_of_piece[i])].push_back(std::move(parts[i]));
+  }
+  return split;
+}
+
+// Sets the tiles of `grid` that the C face of b covers.
+void mark(TileGrid<char>& grid, const partition::TileBox& b) {
+  for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
+    for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) grid.at(i, j) = 1;
+}
+
+// Whether a piece of processor q writes C directly (it owns every C tile of the piece) and, if
+// so, whether it is fresh (none of those tiles touched by q's earlier direct pieces).
+struct Coverage {
+  bool direct = true, fresh = true;
+};
+
+Coverage coverage(const partition::TileBox& b, int q, const TileGrid<int>& owner,
+                  const TileGrid<char>& touched) {
+  Coverage cov;
+  for (std::int64_t j = b.lo[1]; j < b.hi[1] && cov.direct; ++j)
+    for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) {
+      if (owner.at(i, j) != q) {
+        cov.direct = false;
+        break;
+      }
+      if (touched.at(i, j)) cov.fresh = false;
+    }
+  return cov;
+}
+
+// What the processors' steps share while they are made: the C tiles whose beta a direct
+// first-touch GEMM already applies, and the partial buffer of each (processor, C block).
+struct Destinations {
+  TileGrid<char> beta_done;
+  std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> partial_of;
+};
+
+// The partial buffer processor q's piece on block c adds into, created on first use (its
+// first GEMM then overwrites it: beta 0).
+int partial_buffer(Plan& plan, Destinations& dests, int q, const Rect& c, BetaUse& first_beta) {
+  auto key = std::make_tuple(q, c.i0, c.i1, c.j0, c.j1);
+  auto it = dests.partial_of.find(key);
+  if (it != dests.partial_of.end()) return it->second;
+  const int dest = int(plan.partials.size());
+  plan.partials.push_back(PartialBuffer{q, c});
+  dests.partial_of.emplace(key, dest);
+  first_beta = BetaUse::zero;
+  return dest;
+}
+
+// Appends a piece's parts as steps. Steps on the same sub-block follow each other, so the
+// block stays resident from its first step (c_in) to its last (c_out).
+void append_steps(ProcessorPlan& pp, const std::vector<Part>& parts, int dest, int piece,
+                  BetaUse first_beta, bool beta_is_zero) {
+  for (std::size_t s = 0; s < parts.size(); ++s) {
+    const auto& [rect, a, z] = parts[s];
+    Step st;
+    st.c = rect, st.l0 = a, st.l1 = z, st.dest = dest, st.piece = piece;
+    const bool continues = s > 0 && std::get<0>(parts[s - 1]) == rect;
+    st.beta = continues ? BetaUse::one : first_beta;
+    // The first GEMM on a block needs the old C unless it overwrites it (beta 0).
+    st.c_in = !continues && st.beta != BetaUse::zero && !(st.beta == BetaUse::beta && beta_is_zero);
+    const bool last = s + 1 == parts.size() || !(std::get<0>(parts[s + 1]) == rect);
+    st.c_out = last;
+    pp.flops += st.flops();
+    pp.max_a = std::max(pp.max_a, rect.rows() * st.depth());
+    pp.max_b = std::max(pp.max_b, st.depth() * rect.cols());
+    pp.max_c = std::max(pp.max_c, rect.rows() * rect.cols());
+    pp.steps.push_back(st);
+  }
+}
+
+// Processor q's steps, piece by piece: each writes C directly or a partial buffer, and the
+// first direct piece on untouched tiles applies beta.
+void plan_processor(Plan& plan, int q, const partition::TileZone& zone, const PieceParts& split,
+                    const TileGrid<int>& owner, Destinations& dests, const PlanOptions& options) {
+  ProcessorPlan& pp = plan.processors[std::size_t(q)];
+  TileGrid<char> touched(owner.rows(), owner.cols(), 0);  // by q's direct steps so far
+  int piece_index = 0;
+  for (const auto& b : zone) {
+    if (b.empty()) continue;
+    pp.tasks += b.volume();
+    const Coverage cov = coverage(b, q, owner, touched);
+    const Rect c = to_elements(b, plan.m, plan.n, plan.tile);
+    int dest = -1;
+    BetaUse first_beta = BetaUse::one;
+    if (cov.direct) {
+      if (cov.fresh && !options.beta_is_one) {
+        first_beta = BetaUse::beta;
+        mark(dests.beta_done, b);
+      }
+      mark(touched, b);
+    } else {
+      dest = partial_buffer(plan, dests, q, c, first_beta);
+    }
+    append_steps(pp, split[std::size_t(piece_index)], dest, piece_index, first_beta,
+                 options.beta_is_zero);
+    ++piece_index;
+  }
+  pp.pieces = piece_index;
+}
+
+// The C blocks no GEMM applies beta to, as runs of tiles down each tile column: the pre-pass
+// scales them before the run.
+std::vector<Rect> prescale_blocks(const TileGrid<char>& beta_done, std::int64_t m, std::int64_t n,
+                                  std::int64_t tile) {
+  std::vector<Rect> out;
+  const std::int64_t M = beta_done.rows(), N = beta_done.cols();
+  for (std::int64_t j = 0; j < N; ++j) {
+    std::int64_t i = 0;
+    while (i < M) {
+      if (beta_done.at(i, j)) {
+        ++i;
+        continue;
+      }
+      std::int64_t e = i;
+      while (e < M && !beta_done.at(e, j)) ++e;
+      out.push_back(Rect{i * tile, std::min(e * tile, m), j * tile, std::min((j + 1) * tile, n)});
+      i = e;
+    }
+  }
+  return out;
+}
+
+// Every C tile must be covered by some zone.
+void require_covered(const TileGrid<int>& owner) {
+  for (std::int64_t j = 0; j < owner.cols(); ++j)
+    for (std::int64_t i = 0; i < owner.rows(); ++i)
+      if (owner.at(i, j) == -1)
+        throw std::invalid_argument("make_plan: C tile (" + std::to_string(i) + "," +
+                                    std::to_string(j) + ") belongs to no zone");
+}
+
 }  // namespace
 
 std::int64_t staged_footprint(std::int64_t rows, std::int64_t cols, std::int64_t depth,
@@ -311,157 +527,14 @@ Plan make_plan(const std::vector<partition::TileZone>& zones, std::int64_t m, st
   plan.shared_steps = options.shared_steps;
   plan.processors.resize(std::size_t(p));
 
-  // Owner of each C tile, and whether several processors contribute to it.
-  TileGrid<int> owner(M, N, -1);
-  for (int q = 0; q < p; ++q) {
-    for (const auto& b : zones[std::size_t(q)]) {
-      if (b.empty()) continue;
-      if (b.lo[0] < 0 || b.hi[0] > M || b.lo[1] < 0 || b.hi[1] > N || b.lo[2] < 0 || b.hi[2] > K)
-        throw std::invalid_argument("make_plan: a piece lies outside the tile cuboid");
-      for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
-        for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) {
-          int& o = owner.at(i, j);
-          if (o == -1)
-            o = q;
-          else if (o != q)
-            plan.k_split = true;
-        }
-    }
-  }
-
-  // Every processor's pieces cut into steps: each within its own budget, or with shared steps
-  // all together within every budget.
-  std::vector<std::vector<std::vector<Part>>> split(static_cast<std::size_t>(p));
-  {
-    auto budget_of = [&](int q) {
-      const std::int64_t budget =
-          q < int(options.budget_elements.size()) ? options.budget_elements[std::size_t(q)] : 0;
-      const BufferCost cost =
-          q < int(options.buffer_cost.size()) ? options.buffer_cost[std::size_t(q)] : BufferCost{};
-      return BudgetLimit{budget, cost};
-    };
-    std::vector<PieceCut> all;
-    std::vector<BudgetLimit> all_limits;
-    std::vector<int> owner_of_piece;
-    for (int q = 0; q < p; ++q) {
-      const int min_panels =
-          q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
-      std::vector<PieceCut> pieces;
-      for (const auto& b : zones[std::size_t(q)])
-        if (!b.empty())
-          pieces.push_back(PieceCut{to_elements(b, m, n, tile), b.lo[2] * tile,
-                                    std::min(b.hi[2] * tile, k), min_panels, pieces.empty()});
-      double total = 0;
-      for (auto& pc : pieces) {
-        pc.before = total;
-        total += volume(pc.c, pc.l0, pc.l1);
-      }
-      for (auto& pc : pieces) pc.total = total;
-      const BudgetLimit limit = budget_of(q);
-      if (options.shared_steps) {
-        all.insert(all.end(), pieces.begin(), pieces.end());
-        owner_of_piece.insert(owner_of_piece.end(), pieces.size(), q);
-        if (limit.budget > 0) all_limits.push_back(limit);
-      } else {
-        split[std::size_t(q)] = split_pieces(
-            pieces, tile, options.block_tiles, options.coarse_head,
-            limit.budget > 0 ? std::vector<BudgetLimit>{limit} : std::vector<BudgetLimit>{});
-      }
-    }
-    if (options.shared_steps) {
-      auto parts = split_pieces(all, tile, options.block_tiles, options.coarse_head, all_limits);
-      for (std::size_t i = 0; i < parts.size(); ++i)
-        split[std::size_t(owner_of_piece[i])].push_back(std::move(parts[i]));
-    }
-  }
-
-  TileGrid<char> beta_done(M, N, 0);  // beta already applied by a direct first-touch GEMM
-  std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> partial_of;
-  for (int q = 0; q < p; ++q) {
-    ProcessorPlan& pp = plan.processors[std::size_t(q)];
-    TileGrid<char> touched(M, N, 0);  // by this processor's direct steps so far
-    int piece_index = 0;
-    for (const auto& b : zones[std::size_t(q)]) {
-      if (b.empty()) continue;
-      pp.tasks += b.volume();
-      bool direct = true, fresh = true;
-      for (std::int64_t j = b.lo[1]; j < b.hi[1] && direct; ++j)
-        for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) {
-          if (owner.at(i, j) != q) {
-            direct = false;
-            break;
-          }
-          if (touched.at(i, j)) fresh = false;
-        }
-      const Rect c = to_elements(b, m, n, tile);
-      int dest = -1;
-      BetaUse first_beta = BetaUse::one;
-      if (direct) {
-        if (fresh && !options.beta_is_one) {
-          first_beta = BetaUse::beta;
-          for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
-            for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) beta_done.at(i, j) = 1;
-        }
-        for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
-          for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i) touched.at(i, j) = 1;
-      } else {
-        auto key = std::make_tuple(q, c.i0, c.i1, c.j0, c.j1);
-        auto it = partial_of.find(key);
-        if (it == partial_of.end()) {
-          dest = int(plan.partials.size());
-          plan.partials.push_back(PartialBuffer{q, c});
-          partial_of.emplace(key, dest);
-          first_beta = BetaUse::zero;
-        } else {
-          dest = it->second;
-        }
-      }
-      const std::vector<Part>& parts = split[std::size_t(q)][std::size_t(piece_index)];
-      // Steps on the same sub-block follow each other, so the block stays resident.
-      for (std::size_t s = 0; s < parts.size(); ++s) {
-        const auto& [rect, a, z] = parts[s];
-        Step st;
-        st.c = rect, st.l0 = a, st.l1 = z, st.dest = dest, st.piece = piece_index;
-        const bool continues = s > 0 && std::get<0>(parts[s - 1]) == rect;
-        st.beta = continues ? BetaUse::one : first_beta;
-        // The first GEMM on a block needs the old C unless it overwrites it (beta 0).
-        st.c_in = !continues && st.beta != BetaUse::zero &&
-                  !(st.beta == BetaUse::beta && options.beta_is_zero);
-        const bool last = s + 1 == parts.size() || !(std::get<0>(parts[s + 1]) == rect);
-        st.c_out = last;
-        pp.flops += st.flops();
-        pp.max_a = std::max(pp.max_a, rect.rows() * st.depth());
-        pp.max_b = std::max(pp.max_b, st.depth() * rect.cols());
-        pp.max_c = std::max(pp.max_c, rect.rows() * rect.cols());
-        pp.steps.push_back(st);
-      }
-      ++piece_index;
-    }
-    pp.pieces = piece_index;
-  }
-
-  // Every C tile must be covered by some zone; those whose beta no GEMM applied get a pre-pass.
-  if (!options.beta_is_one) {
-    for (std::int64_t j = 0; j < N; ++j) {
-      std::int64_t i = 0;
-      while (i < M) {
-        if (beta_done.at(i, j)) {
-          ++i;
-          continue;
-        }
-        std::int64_t e = i;
-        while (e < M && !beta_done.at(e, j)) ++e;
-        plan.prescale.push_back(
-            Rect{i * tile, std::min(e * tile, m), j * tile, std::min((j + 1) * tile, n)});
-        i = e;
-      }
-    }
-  }
-  for (std::int64_t j = 0; j < N; ++j)
-    for (std::int64_t i = 0; i < M; ++i)
-      if (owner.at(i, j) == -1)
-        throw std::invalid_argument("make_plan: C tile (" + std::to_string(i) + "," +
-                                    std::to_string(j) + ") belongs to no zone");
+  const TileGrid<int> owner = tile_owners(zones, M, N, K, plan.k_split);
+  const std::vector<PieceParts> split = split_zones(zones, m, n, k, tile, options);
+  Destinations dests{TileGrid<char>(M, N, 0), {}};
+  for (int q = 0; q < p; ++q)
+    plan_processor(plan, q, zones[std::size_t(q)], split[std::size_t(q)], owner, dests, options);
+  // Tiles whose beta no GEMM applied get a pre-pass.
+  if (!options.beta_is_one) plan.prescale = prescale_blocks(dests.beta_done, m, n, tile);
+  require_covered(owner);
   return plan;
 }
 
