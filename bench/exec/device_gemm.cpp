@@ -4,7 +4,7 @@
 //                       [--budgets-mib 4096,16384,0] [--no-host] [--markdown FILE]
 //
 // For each size n (square, double precision, C = A*B):
-//  1. device-resident: our gemm path (kokkos_ext::gemm on an engine stream) against a plain
+//  1. device-resident: our gemm path (platform::gemm on an engine stream) against a plain
 //     cuBLAS dgemm on the same device views, in the same process;
 //  2. host-resident pipeline: the engine with the device alone, matrices in host memory, for
 //     each memory budget (0 = the engine's default, 80% of free device memory), as a fraction
@@ -34,6 +34,7 @@
 #include "kokkos_ext/compat.hpp"
 #include "partition/strategy.hpp"
 #include "platform/device_backend.hpp"
+#include "platform/device_calls.hpp"
 #include "platform/processor.hpp"
 #include "util/host_memory.hpp"
 
@@ -99,14 +100,14 @@ Bandwidth measure_bandwidth(const Kokkos::Cuda& space) {
   bw.h2d = bytes /
            best_seconds(5,
                         [&] {
-                          kokkos_ext::deep_copy(space, d, h);
+                          platform::deep_copy(space, d, h);
                           space.fence();
                         }) /
            1e9;
   bw.d2h = bytes /
            best_seconds(5,
                         [&] {
-                          kokkos_ext::deep_copy(space, h, d);
+                          platform::deep_copy(space, h, d);
                           space.fence();
                         }) /
            1e9;
@@ -128,7 +129,7 @@ ResidentResult device_resident(std::int64_t n, int reps, const Kokkos::Cuda& spa
   const Unmanaged a(A.data(), n, n), b(B.data(), n, n), c(C.data(), n, n);
   ResidentResult r;
   r.ours = gflops(n, best_seconds(reps, [&] {
-                    kokkos_ext::gemm(space, 1.0, a, b, 0.0, c);
+                    platform::gemm(space, 1.0, a, b, 0.0, c);
                     space.fence();
                   }));
   cublasHandle_t handle = nullptr;

@@ -32,6 +32,7 @@
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "platform/device_backend.hpp"
+#include "platform/device_calls.hpp"
 #include "platform/processor.hpp"
 
 namespace cuboid::exec {
@@ -221,14 +222,14 @@ struct DeviceBackend {
     }
     void upload(Lane l, void* dst, const void* src, std::size_t bytes) {
       const Event a = record(l);
-      kokkos_ext::deep_copy(
+      platform::deep_copy(
           inst_[l], Bytes<memory_space>(static_cast<unsigned char*>(dst), bytes),
           Bytes<staging_space>(static_cast<unsigned char*>(const_cast<void*>(src)), bytes));
       copies_.push_back({a, record(l)});
     }
     void download(Lane l, void* dst, const void* src, std::size_t bytes) {
       const Event a = record(l);
-      kokkos_ext::deep_copy(
+      platform::deep_copy(
           inst_[l], Bytes<staging_space>(static_cast<unsigned char*>(dst), bytes),
           Bytes<memory_space>(static_cast<unsigned char*>(const_cast<void*>(src)), bytes));
       copies_.push_back({a, record(l)});
@@ -238,7 +239,7 @@ struct DeviceBackend {
     void gemm(int /*team*/, typename C::const_value_type alpha, const A& a, const B& b,
               typename C::const_value_type beta, const C& c) {
       const Event s = record(lane_compute);
-      kokkos_ext::gemm(inst_[lane_compute], alpha, a, b, beta, c);
+      platform::gemm(inst_[lane_compute], alpha, a, b, beta, c);
       gemms_.push_back({s, record(lane_compute)});
     }
     // Runs `f` on the host once `e`, just recorded on lane `l`, has completed: at the first

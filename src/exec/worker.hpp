@@ -14,6 +14,7 @@
 #include "exec/plan.hpp"
 #include "exec/schedule.hpp"
 #include "kokkos_ext/compat.hpp"
+#include "platform/device_calls.hpp"
 #include "platform/processor.hpp"
 
 #if defined(_OPENMP)
@@ -86,12 +87,12 @@ template <class Space, class View>
 double best_gemm_rate(const Space& space, const View& A, const View& B, const View& C,
                       std::int64_t s, double max_seconds) {
   using Scalar = typename View::non_const_value_type;
-  kokkos_ext::gemm(space, Scalar(1), A, B, Scalar(0), C);
+  platform::gemm(space, Scalar(1), A, B, Scalar(0), C);
   space.fence();
   double best = 0, spent = 0;
   for (int r = 0; r < 20 && spent < max_seconds; ++r) {
     const double t = now_seconds();
-    kokkos_ext::gemm(space, Scalar(1), A, B, Scalar(0), C);
+    platform::gemm(space, Scalar(1), A, B, Scalar(0), C);
     space.fence();
     const double dt = now_seconds() - t;
     spent += dt;

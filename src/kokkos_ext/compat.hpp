@@ -9,7 +9,6 @@
 #include <type_traits>
 
 #include "kokkos_ext/features.hpp"
-#include "platform/device_backend.hpp"
 
 namespace cuboid::kokkos_ext {
 
@@ -26,7 +25,11 @@ constexpr bool vendor_gemm_built() {
   if constexpr (std::is_same_v<MemSpace, Kokkos::CudaSpace>) return true;
 #endif
 #if defined(KOKKOS_ENABLE_HIP) && defined(KOKKOSKERNELS_ENABLE_TPL_ROCBLAS)
-  if constexpr (std::is_same_v<MemSpace, platform::DeviceMemorySpace>) return true;
+#if KOKKOS_VERSION >= 40000  // HIP left Kokkos::Experimental in 4.0
+  if constexpr (std::is_same_v<MemSpace, Kokkos::HIPSpace>) return true;
+#else
+  if constexpr (std::is_same_v<MemSpace, Kokkos::Experimental::HIPSpace>) return true;
+#endif
 #endif
   return false;
 }
@@ -58,9 +61,8 @@ constexpr bool blas_scalar =
     std::is_same_v<T, Kokkos::complex<double>> || std::is_same_v<T, Kokkos::complex<float>>;
 
 // C = alpha * A * B + beta * C on `space`. Kokkos Kernels before 3.6 has no space argument; it
-// then runs on the views' default instance, which is why callers fence the space they pass. On
-// a GPU that is not enough (the default instance is another stream), so there the BLAS handle
-// is pointed at `space`'s stream first, or, without a vendor BLAS, the GEMM is waited for here.
+// then runs on the views' default instance, which is why callers fence the space they pass (on
+// a GPU that is not enough: platform::gemm points the BLAS handle at the space's stream first).
 // Kokkos Kernels 3.6-4.0 take only the C view's execution space: a call on another space waits
 // for `space`, runs on the C view's space and waits for it.
 template <class ExecSpace, class AView, class BView, class CView>
@@ -77,9 +79,6 @@ void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const 
                   "-DCUBOID_REQUIRE_VENDOR_GEMM=OFF only to measure the slow path).");
   }
 #endif
-#if CUBOID_DEVICE_BACKEND
-  if constexpr (std::is_same_v<ExecSpace, platform::DeviceExecSpace>) platform::make_current(space);
-#endif
 #if CUBOID_HAVE_GEMM_WITH_SPACE
   if constexpr (std::is_same_v<ExecSpace, typename CView::execution_space> ||
                 CUBOID_HAVE_GEMM_TPL_TRAIT_WITH_SPACE) {
@@ -91,16 +90,6 @@ void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const 
     CSpace().fence();
   }
 #else
-#if CUBOID_DEVICE_BACKEND
-  if constexpr (std::is_same_v<ExecSpace, platform::DeviceExecSpace>) {
-    if (!platform::bind_blas_stream(space)) {
-      space.fence();  // work queued on `space` comes first
-      KokkosBlas::gemm("N", "N", alpha, A, B, beta, C);
-      platform::DeviceExecSpace().fence();
-      return;
-    }
-  }
-#endif
   (void)space;
   KokkosBlas::gemm("N", "N", alpha, A, B, beta, C);
 #endif
@@ -110,9 +99,6 @@ void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const 
 // fallback keeps older trees building).
 template <class ExecSpace, class Dst, class Src>
 void deep_copy(const ExecSpace& space, const Dst& dst, const Src& src) {
-#if CUBOID_DEVICE_BACKEND
-  if constexpr (std::is_same_v<ExecSpace, platform::DeviceExecSpace>) platform::make_current(space);
-#endif
 #if CUBOID_HAVE_ASYNC_DEEP_COPY
   Kokkos::deep_copy(space, dst, src);
 #else

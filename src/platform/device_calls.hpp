@@ -1,0 +1,39 @@
+#pragma once
+// GEMMs and copies on any execution space, a device's included: on a device the calling thread
+// first makes the space's device current (a thread may drive several), and where Kokkos Kernels
+// takes no execution space the vendor BLAS handle is pointed at the space's stream (without a
+// vendor BLAS the GEMM runs on the default instance, waited for here). Every other space goes
+// straight to kokkos_ext, which knows nothing of devices.
+#include "kokkos_ext/compat.hpp"
+#include "platform/device_backend.hpp"
+
+namespace cuboid::platform {
+
+template <class ExecSpace, class AView, class BView, class CView>
+void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const AView& A,
+          const BView& B, typename CView::const_value_type beta, const CView& C) {
+#if CUBOID_DEVICE_BACKEND
+  if constexpr (std::is_same_v<ExecSpace, DeviceExecSpace>) {
+    make_current(space);
+#if !CUBOID_HAVE_GEMM_WITH_SPACE
+    if (!bind_blas_stream(space)) {
+      space.fence();  // work queued on `space` comes first
+      kokkos_ext::gemm(DeviceExecSpace(), alpha, A, B, beta, C);
+      DeviceExecSpace().fence();
+      return;
+    }
+#endif
+  }
+#endif
+  kokkos_ext::gemm(space, alpha, A, B, beta, C);
+}
+
+template <class ExecSpace, class Dst, class Src>
+void deep_copy(const ExecSpace& space, const Dst& dst, const Src& src) {
+#if CUBOID_DEVICE_BACKEND
+  if constexpr (std::is_same_v<ExecSpace, DeviceExecSpace>) make_current(space);
+#endif
+  kokkos_ext::deep_copy(space, dst, src);
+}
+
+}  // namespace cuboid::platform
