@@ -206,16 +206,10 @@ std::vector<TileZone> rounded(const std::vector<Zone>& zones, const TileExtent& 
   return out;
 }
 
-std::vector<TileZone> precise(const std::vector<Zone>& zones, const std::vector<double>& weights,
-                              const TileExtent& tiles, bool flat) {
-  const std::size_t p = zones.size();
-  // In flat mode the l axis is collapsed to one cell and stretched back at the end.
-  const TileExtent ext = {tiles[0], tiles[1], flat ? 1 : tiles[2]};
-  const std::int64_t units = ext[0] * ext[1] * ext[2];
-  const std::vector<std::int64_t> counts = exact_counts(weights, units);
-
+// The zones' boxes with snapped faces, each with its zone; in flat mode l is one cell deep.
+std::vector<Item> snapped_items(const std::vector<Zone>& zones, bool flat) {
   std::vector<Item> items;
-  for (std::size_t z = 0; z < p; ++z)
+  for (std::size_t z = 0; z < zones.size(); ++z)
     for (const Box& b : zones[z]) {
       Item it{b, int(z)};
       for (int d = 0; d < 3; ++d) {
@@ -228,10 +222,16 @@ std::vector<TileZone> precise(const std::vector<Zone>& zones, const std::vector<
       }
       if (!it.box.empty()) items.push_back(it);
     }
+  return items;
+}
 
-  // Wave 1: inner boxes.
-  std::vector<TileBox> inner(items.size()), outer(items.size());
-  std::vector<std::int64_t> remaining = counts;
+// Wave 1: each box's inner box (the cells it holds whole), which its zone keeps, and outer box
+// (the cells it touches). `remaining` loses every zone's inner cells.
+void inner_and_outer(const std::vector<Item>& items, const TileExtent& ext,
+                     std::vector<TileBox>& inner, std::vector<TileBox>& outer,
+                     std::vector<std::int64_t>& remaining) {
+  inner.assign(items.size(), TileBox{});
+  outer.assign(items.size(), TileBox{});
   for (std::size_t i = 0; i < items.size(); ++i) {
     for (int d = 0; d < 3; ++d) {
       inner[i].lo[d] = clamp_to(std::ceil(items[i].box.lo[d]), ext[d]);
@@ -241,9 +241,13 @@ std::vector<TileZone> precise(const std::vector<Zone>& zones, const std::vector<
     }
     remaining[items[i].owner] -= std::int64_t(inner[i].volume());
   }
-  // Inner boxes hold at most floor(v_p) tasks and n_p >= floor(v_p), so this only triggers on
-  // inputs whose volumes do not match the weights: peel layers off the largest inner box.
-  for (std::size_t z = 0; z < p; ++z) {
+}
+
+// Inner boxes hold at most floor(v_p) tasks and n_p >= floor(v_p), so this only triggers on
+// inputs whose volumes do not match the weights: peel layers off the largest inner box.
+void peel_overfull(const std::vector<Item>& items, std::vector<TileBox>& inner,
+                   std::vector<std::int64_t>& remaining) {
+  for (std::size_t z = 0; z < remaining.size(); ++z) {
     while (remaining[z] < 0) {
       std::size_t big = items.size();
       for (std::size_t i = 0; i < items.size(); ++i)
@@ -258,14 +262,15 @@ std::vector<TileZone> precise(const std::vector<Zone>& zones, const std::vector<
       --b.hi[axis];
     }
   }
+}
 
-  // Boundary cells: outer minus inner of every box, deduplicated.
-  std::vector<TileBox> shell;
-  for (std::size_t i = 0; i < items.size(); ++i) complement(outer[i], inner[i], shell);
+// The cells of the shell boxes (neighbouring boxes' shells overlap: an upper bound on the
+// boundary cells). Each boundary tile costs about 100 bytes (hash slot, key, its own box):
+// beyond kPreciseMaxBoundaryTiles, refuse up front (TooLarge) rather than grow until the
+// allocator gives up.
+double boundary_size(const std::vector<TileBox>& shell) {
   double expected = 0.0;
   for (const TileBox& b : shell) expected += b.volume();
-  // Each boundary tile costs about 100 bytes (hash slot, key, its own box): refuse up front
-  // rather than grow until the allocator gives up.
   if (expected > kPreciseMaxBoundaryTiles) {
     std::ostringstream msg;
     msg << "the precise discretisation would hand out " << expected
@@ -275,21 +280,111 @@ std::vector<TileZone> precise(const std::vector<Zone>& zones, const std::vector<
            "(a larger tile size)";
     throw TooLarge(msg.str());
   }
-  CellTable table{static_cast<std::size_t>(expected)};
-  auto key_of = [&](std::int64_t i, std::int64_t j, std::int64_t l) {
+  return expected;
+}
+
+// A cell (i, j, l) as one integer, l fastest: keys sort in (i, j, l) order.
+struct CellKeys {
+  TileExtent ext;
+  std::uint64_t of(std::int64_t i, std::int64_t j, std::int64_t l) const {
     return (std::uint64_t(i) * std::uint64_t(ext[1]) + std::uint64_t(j)) * std::uint64_t(ext[2]) +
            std::uint64_t(l);
-  };
+  }
+  std::array<std::int64_t, 3> cell(std::uint64_t key) const {
+    const std::int64_t l = std::int64_t(key % std::uint64_t(ext[2]));
+    const std::int64_t j = std::int64_t((key / std::uint64_t(ext[2])) % std::uint64_t(ext[1]));
+    const std::int64_t i = std::int64_t(key / std::uint64_t(ext[2]) / std::uint64_t(ext[1]));
+    return {i, j, l};
+  }
+};
+
+// The boundary cells (the shell boxes' cells, deduplicated) entered in `table`, unassigned;
+// returns their keys in ascending order, the order wave 2 hands them out in.
+std::vector<std::uint64_t> boundary_cells(const std::vector<TileBox>& shell, double expected,
+                                          const CellKeys& keys, CellTable& table) {
   std::vector<std::uint64_t> boundary;
   boundary.reserve(std::size_t(expected));
   for (const TileBox& b : shell)
     for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i)
       for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
         for (std::int64_t l = b.lo[2]; l < b.hi[2]; ++l) {
-          const std::uint64_t key = key_of(i, j, l);
+          const std::uint64_t key = keys.of(i, j, l);
           if (table.insert(key)) boundary.push_back(key);
         }
   std::sort(boundary.begin(), boundary.end());
+  return boundary;
+}
+
+// Among the (up to 26) neighbours of cell c, the owner with the smallest positive remaining
+// count (ties: the lowest zone), or -1. A neighbour is a boundary cell (its owner so far, -1
+// while unassigned) or lies in an inner box.
+int best_neighbour(const std::array<std::int64_t, 3>& c, const CellKeys& keys, CellTable& table,
+                   BoxLocator& locator, const std::vector<std::int64_t>& remaining) {
+  const TileExtent& ext = keys.ext;
+  const auto [i, j, l] = c;
+  int best = -1;
+  for (int di = -1; di <= 1; ++di)
+    for (int dj = -1; dj <= 1; ++dj)
+      for (int dl = -1; dl <= 1; ++dl) {
+        const std::int64_t ni = i + di, nj = j + dj, nl = l + dl;
+        if ((di | dj | dl) == 0 || ni < 0 || nj < 0 || nl < 0 || ni >= ext[0] || nj >= ext[1] ||
+            nl >= ext[2])
+          continue;
+        const int* v = table.find(keys.of(ni, nj, nl));
+        const int o = v ? *v : locator.owner({ni, nj, nl});
+        if (o < 0 || remaining[o] <= 0) continue;
+        if (best < 0 || remaining[o] < remaining[best] ||
+            (remaining[o] == remaining[best] && o < best))
+          best = o;
+      }
+  return best;
+}
+
+// Wave 2: cells one by one, to the neighbour with the smallest positive remaining count, else
+// to the processor with the smallest positive remaining count overall. Returns the cells of each
+// of the p zones.
+std::vector<std::vector<TileBox>> hand_out(std::size_t p,
+                                           const std::vector<std::uint64_t>& boundary,
+                                           const CellKeys& keys, CellTable& table,
+                                           BoxLocator& locator,
+                                           std::vector<std::int64_t>& remaining) {
+  std::set<std::pair<std::int64_t, int>> positive;
+  for (std::size_t z = 0; z < p; ++z)
+    if (remaining[z] > 0) positive.insert({remaining[z], int(z)});
+  std::vector<std::vector<TileBox>> cells(p);
+  for (const std::uint64_t key : boundary) {
+    const std::array<std::int64_t, 3> cell = keys.cell(key);
+    const auto [i, j, l] = cell;
+    int best = best_neighbour(cell, keys, table, locator, remaining);
+    if (best < 0) best = positive.begin()->second;
+    positive.erase({remaining[best], best});
+    if (--remaining[best] > 0) positive.insert({remaining[best], best});
+    *table.find(key) = best;
+    cells[best].push_back(TileBox{{i, j, l}, {i + 1, j + 1, l + 1}});
+  }
+  return cells;
+}
+
+std::vector<TileZone> precise(const std::vector<Zone>& zones, const std::vector<double>& weights,
+                              const TileExtent& tiles, bool flat) {
+  const std::size_t p = zones.size();
+  // In flat mode the l axis is collapsed to one cell and stretched back at the end.
+  const TileExtent ext = {tiles[0], tiles[1], flat ? 1 : tiles[2]};
+  const std::int64_t units = ext[0] * ext[1] * ext[2];
+  std::vector<std::int64_t> remaining = exact_counts(weights, units);
+
+  const std::vector<Item> items = snapped_items(zones, flat);
+  std::vector<TileBox> inner, outer;
+  inner_and_outer(items, ext, inner, outer, remaining);
+  peel_overfull(items, inner, remaining);
+
+  // Boundary cells: outer minus inner of every box.
+  std::vector<TileBox> shell;
+  for (std::size_t i = 0; i < items.size(); ++i) complement(outer[i], inner[i], shell);
+  const double expected = boundary_size(shell);
+  CellTable table{static_cast<std::size_t>(expected)};
+  const CellKeys keys{ext};
+  const std::vector<std::uint64_t> boundary = boundary_cells(shell, expected, keys, table);
 
   std::vector<TileBox> inner_boxes;
   std::vector<int> inner_owner;
@@ -299,38 +394,7 @@ std::vector<TileZone> precise(const std::vector<Zone>& zones, const std::vector<
       inner_owner.push_back(items[i].owner);
     }
   BoxLocator locator(inner_boxes, inner_owner);
-
-  // Wave 2: cells one by one, to the neighbour with the smallest positive remaining count, else
-  // to the processor with the smallest positive remaining count overall.
-  std::set<std::pair<std::int64_t, int>> positive;
-  for (std::size_t z = 0; z < p; ++z)
-    if (remaining[z] > 0) positive.insert({remaining[z], int(z)});
-  std::vector<std::vector<TileBox>> cells(p);
-  for (const std::uint64_t key : boundary) {
-    const std::int64_t l = std::int64_t(key % std::uint64_t(ext[2]));
-    const std::int64_t j = std::int64_t((key / std::uint64_t(ext[2])) % std::uint64_t(ext[1]));
-    const std::int64_t i = std::int64_t(key / std::uint64_t(ext[2]) / std::uint64_t(ext[1]));
-    int best = -1;
-    for (int di = -1; di <= 1; ++di)
-      for (int dj = -1; dj <= 1; ++dj)
-        for (int dl = -1; dl <= 1; ++dl) {
-          const std::int64_t ni = i + di, nj = j + dj, nl = l + dl;
-          if ((di | dj | dl) == 0 || ni < 0 || nj < 0 || nl < 0 || ni >= ext[0] || nj >= ext[1] ||
-              nl >= ext[2])
-            continue;
-          const int* v = table.find(key_of(ni, nj, nl));
-          const int o = v ? *v : locator.owner({ni, nj, nl});
-          if (o < 0 || remaining[o] <= 0) continue;
-          if (best < 0 || remaining[o] < remaining[best] ||
-              (remaining[o] == remaining[best] && o < best))
-            best = o;
-        }
-    if (best < 0) best = positive.begin()->second;
-    positive.erase({remaining[best], best});
-    if (--remaining[best] > 0) positive.insert({remaining[best], best});
-    *table.find(key) = best;
-    cells[best].push_back(TileBox{{i, j, l}, {i + 1, j + 1, l + 1}});
-  }
+  std::vector<std::vector<TileBox>> cells = hand_out(p, boundary, keys, table, locator, remaining);
 
   std::vector<TileZone> out(p);
   for (std::size_t i = 0; i < inner_boxes.size(); ++i)
