@@ -55,9 +55,9 @@ double model_time(const std::vector<RankTraffic>& t, const std::vector<double>& 
 double cosma_bound_elements(double m, double n, double k, double p,
                             double S = std::numeric_limits<double>::infinity());
 
-// The shape-aware bound of SPEC section 1 in elements: the Hs of the best box of volume mnk/p
-// that fits in the m x n x k cuboid. Equal to the COSMA bound with infinite S when the cube of
-// volume mnk/p fits, larger for flat and largeK shapes at few ranks.
+// The shape-aware bound (partition/geometry.hpp) in elements: the Hs of the best box of volume
+// mnk/p that fits in the m x n x k cuboid. Equal to the COSMA bound with infinite S when the cube
+// of volume mnk/p fits, larger for flat and largeK shapes at few ranks.
 double shape_bound_elements(double m, double n, double k, double p);
 
 struct CommSummary {

@@ -1,5 +1,5 @@
 #pragma once
-// Two-level partition (SPEC section 7): the global tile cuboid among ranks, then each rank's
+// Two-level partition: the global tile cuboid among ranks, then each rank's
 // zone among its own processors, both with the partition library. No MPI here.
 #include <cstdint>
 #include <vector>
@@ -20,7 +20,7 @@ std::vector<partition::TileZone> partition_ranks(partition::Algorithm a,
 
 // A unit of local work: one k-slab of one box of a rank's zone. Slabs are what lets a rank
 // start computing before all its inputs arrived: slab s of a box needs only the A and B tiles
-// of its k range (COSMA's rounds, 003 section 7.3).
+// of its k range (the rounds of COSMA: Kwasniewski et al., "Red-Blue Pebbling Revisited", SC'19).
 struct Piece {
   partition::TileBox box;    // the slab, in global tile coordinates
   int box_index = 0;         // which box of the zone it belongs to

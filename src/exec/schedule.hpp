@@ -1,5 +1,6 @@
 #pragma once
-// Work stealing on top of the static plan (seed paper 004, section 4.2-4.3): each processor
+// Work stealing on top of the static plan (Eyraud-Dubois and Lambert, "Using Static Allocation
+// Algorithms for Matrix Matrix Multiplication on Multicores and GPUs", ICPP 2018): each processor
 // works through its own queue of units in the plan's order; one whose queue holds fewer than
 // two ready steps steals a unit that no processor has started from another's queue.
 //

@@ -8,7 +8,7 @@
 
 namespace cuboid::partition {
 
-// The PRECISE task counts (SPEC section 2): n_1 = round(s_1 T),
+// The PRECISE task counts: n_1 = round(s_1 T),
 // n_k = round(T sum_{i<=k} s_i) - sum_{i<k} n_i, with s the normalised weights and rounding half
 // up. They sum to `total` exactly. Weights may be zero (that processor gets no task).
 std::vector<std::int64_t> exact_counts(const std::vector<double>& weights, std::int64_t total);

@@ -1,6 +1,6 @@
 #pragma once
 // Measures of zones: volume, projections (as unions, never double counting), half-covering
-// surface Hs and the lower bounds it is compared with (SPEC section 1).
+// surface Hs and the lower bounds it is compared with.
 #include <array>
 #include <cmath>
 #include <cstdint>

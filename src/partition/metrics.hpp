@@ -1,5 +1,5 @@
 #pragma once
-// Quality and traffic of a partition (SPEC section 1).
+// Quality and traffic of a partition: half-covering surfaces against their lower bounds.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,7 @@
 // 2D NRRP on the C face (i,j); the l range is never split, so every zone spans [0,K).
 //
 // This is the recursive scheme of Beaumont, Eyraud-Dubois and Lambert (IPDPS 2016) in the simple
-// form that 3D-NRRP generalises (SPEC section 4): with rho = long side / short side of the
+// form that 3D-NRRP generalises: with rho = long side / short side of the
 // current rectangle and s its area, if a prefix of the sorted areas reaches s / (3 rho), cut
 // across the long side; otherwise the largest processor dominates and the others get a square
 // in a corner (it always fits: its area is below short^2 / 3). Rectangles keep rho <= max(3,
