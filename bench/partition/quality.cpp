@@ -1,6 +1,7 @@
 // Prints the quality tables of docs/partition.md (markdown): for every algorithm, instance
 // family and cuboid shape, the mean and worst of sum Hs / sum L(V) over seeded random instances,
-// plus the one-dominant-plus-twenty case and issue 13's table of discretisations.
+// plus the one-dominant-plus-twenty case and the STEPPED tables (every discretisation on cubes,
+// STEPPED on random families).
 // Usage: cuboid-partition-quality [--instances N] [--max-p P] [--stepped-instances N]
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -109,7 +110,7 @@ int most_boxes(const std::vector<cp::TileZone>& zones) {
   return int(m);
 }
 
-// Issue 13's table: nrrp3d on cubes of 8, 16 and 32 tiles per edge, every discretisation.
+// nrrp3d on cubes of 8, 16 and 32 tiles per edge, every discretisation.
 void discretisation_table() {
   std::vector<double> dominant(21, 1.0);
   dominant[0] = 100.0;
@@ -139,7 +140,7 @@ void discretisation_table() {
     }
 }
 
-// Issue 13's acceptance instances, as in stepped_test.cpp: every family of instances.hpp, p
+// STEPPED's acceptance instances, as in stepped_test.cpp: every family of instances.hpp, p
 // uniform in [2, 64], on cubes: mean and worst sum Hs / sum L(V), and the zones above four boxes.
 void stepped_families(int instances) {
   std::printf(

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A scaling study through a real SLURM, end to end (issue 14).
+"""A scaling study through a real SLURM, end to end.
 
 Starts munge and SLURM from Debian's packages (slurm-wlm, munge) with a private configuration
 (scripts/scaling_study/local_slurm.py: controller and one node on this machine, state, sockets

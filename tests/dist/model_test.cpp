@@ -320,8 +320,9 @@ TEST(RankPartition, OneRankMovesNothingAndIdleRanksGetNothing) {
   EXPECT_THROW(choose_rank_partition(req), std::invalid_argument);
 }
 
-// The aligned start reaches COSMA's own-layout figures on the shapes of the issue, scaled down:
-// square (m n k / P)^(2/3)-like grids, largeK splits k (only C is reduced), flat splits i, j.
+// The aligned start reaches COSMA's own-layout figures on the square, largeK and flat shapes of
+// docs/scaling.md, scaled down: square (m n k / P)^(2/3)-like grids, largeK splits k (only C is
+// reduced), flat splits i, j.
 TEST(RankPartition, AlignedLayoutMovesWhatCosmaMoves) {
   struct Case {
     int m, n, k, P;
@@ -361,8 +362,9 @@ TEST(Model, EqualRanksOnACubeStayWithinTheNrrpGuarantee) {
     const auto L = block_cyclic_distribution(1200, 1200, 1200, 100, near_square_grid(P));
     const auto s =
         summarize(model_traffic(zones, natural_order(1200, 1200, 1200, 100), L), 1200, 1200, 1200);
-    // 3D-NRRP: every zone's Hs within 5/6^(2/3) of 3 V^(2/3) (SPEC section 8), plus a little
-    // for rounding to tiles. What moves is at most what a zone touches (own blocks stay).
+    // 3D-NRRP: every zone's Hs within 5/6^(2/3) of 3 V^(2/3) (Theorem 2 of Beaumont et al.,
+    // "Cuboid Partitioning for Parallel Matrix Multiplication on Heterogeneous Platforms"), plus
+    // a little for rounding to tiles. What moves is at most what a zone touches (own blocks stay).
     EXPECT_GE(s.footprint_max / s.lower_bound, 1.0 - 1e-12) << P;
     EXPECT_LE(s.footprint_max / s.lower_bound, 5.0 / std::pow(6.0, 2.0 / 3.0) + 0.05) << P;
     EXPECT_LE(s.moved_max, s.footprint_max) << P;

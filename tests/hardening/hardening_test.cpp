@@ -1,4 +1,4 @@
-// The pieces of issue 10 that need no Kokkos: checked arithmetic, messages that clip what they
+// The hardening pieces that need no Kokkos: checked arithmetic, messages that clip what they
 // echo, reading and writing files, hostile decks and --set, and the fault-injection plan rewrite.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

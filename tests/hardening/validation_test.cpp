@@ -120,10 +120,11 @@ TYPED_TEST(Componentwise, NanInC0IsIgnoredWhenBetaIsZeroAndCaughtOtherwise) {
   EXPECT_EQ(v.worst_j, 4);
 }
 
-// The case of issue 10 at a size a unit test affords. The bound of an element depends on k
-// only (about k^2 u / 2 for data in [-1, 1): 2 at k = 8192 in float), so m = n = 1024 with
-// k = 8192 and tiles of 256 is the issue's m = n = k = 8192 for each element checked; the normwise
-// bound (about 2.7e3 here, 2.2e4 there) is above the change a lost task makes (about 1.4e3).
+// One lost or doubled 256^3 tile task must fail the check in float at m = n = k = 8192; here at
+// a size a unit test affords. The bound of an element depends on k only (about k^2 u / 2 for
+// data in [-1, 1): 2 at k = 8192 in float), so m = n = 1024 with k = 8192 and tiles of 256 is
+// the m = n = k = 8192 case for each element checked; the normwise bound (about 2.7e3 here,
+// 2.2e4 there) is above the change a lost task makes (about 1.4e3).
 TEST(ComponentwiseFloat, OneLostOrDoubledTileTaskOf256CubedFailsAtK8192) {
   const std::int64_t s = 1024, k = 8192, b = 256;
   Product<float> p(s, s, k, b, 1.0, 0.0);

@@ -1,5 +1,5 @@
-// STEPPED (issue 13): exact PRECISE counts, few boxes per zone, surfaces close to the continuous
-// partition, on the cubes and speed families of the issue's acceptance.
+// STEPPED: exact PRECISE counts, few boxes per zone, surfaces close to the continuous partition,
+// on cubes of 8, 16 and 32 tiles a side with three fixed speed sets and random families.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,8 +19,8 @@ struct Instance {
   std::vector<double> speeds;
 };
 
-// The issue's three families and `per` random instances of every family of instances.hpp,
-// p uniform in [2, 64].
+// Three fixed speed sets (4 x 30 + 8, 8 equal, 100 + 20 x 1) and `per` random instances of
+// every family of instances.hpp, p uniform in [2, 64].
 std::vector<Instance> acceptance_instances(int per, std::uint64_t seed) {
   std::vector<Instance> out;
   out.push_back({"4 x 30 + 8", {30, 30, 30, 30, 8}});
@@ -46,7 +46,7 @@ int most_boxes(const std::vector<TileZone>& zones) {
 
 class SteppedAcceptance : public ::testing::TestWithParam<std::int64_t> {};
 
-// Issue 13 asks for at most four boxes per zone: on every instance here and in
+// At most four boxes per zone (each box costs a GEMM call): on every instance here and in
 // docs/partition.md's 60 instances per cube.
 TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
   const std::int64_t edge = GetParam();
