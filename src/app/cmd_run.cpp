@@ -232,15 +232,15 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const auto speeds = speeds_for<Scalar>(d, specs, false, std::cerr);
   const double calibration_s = clock.seconds();
   check_speeds(d, speeds);
-  std::vector<double> w;
-  for (const auto& s : speeds) w.push_back(s.gflops);
+  std::vector<double> gflops;
+  for (const auto& s : speeds) gflops.push_back(s.gflops);
 
   // Partition the tile cuboid, then turn zones into steps, on the run's one set of workers.
   clock.restart();
-  const PartitionChoice choice = choose(d, specs, w, elem);
+  const PartitionChoice choice = choose(d, specs, gflops, elem);
   pipeline::LocalOptions options = local_options_for(d, specs, elem);
   options.algorithm = choice.algorithm, options.discretization = choice.discretization;
-  pipeline::LocalMultiply<Scalar> lm(specs, w, options, workers_for<Scalar>(specs));
+  pipeline::LocalMultiply<Scalar> lm(specs, gflops, options, workers_for<Scalar>(specs));
   pipeline::LocalPlan plan;
   try {
     plan = lm.plan(product);
@@ -261,7 +261,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
 
   report::RunRecord rec;
   report::describe_deck(rec, d);
-  record_partition(rec, choice, plan, w, elem);
+  record_partition(rec, choice, plan, gflops, elem);
   rec.calibration_s = calibration_s, rec.partition_s = partition_s;
   std::vector<double> times;
   for (const auto& r : results) times.push_back(r.seconds);
@@ -269,7 +269,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const exec::RunResult& med = results[pipeline::summarize_times(times).median_index];
   rec.prescale_s = med.prescale_s, rec.reduce_s = med.reduce_s;
   rec.units = med.units;
-  const double total_speed = std::accumulate(w.begin(), w.end(), 0.0);
+  const double total_speed = std::accumulate(gflops.begin(), gflops.end(), 0.0);
   const auto tiles = product.tiles();
   for (const auto& f : pipeline::processor_figures(lm, speeds, {plan}, med.workers))
     rec.processors.push_back(

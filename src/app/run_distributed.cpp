@@ -123,15 +123,16 @@ void record_validation(report::RunRecord& rec, const dist::DistOutcome& out) {
 // The record's common part: the deck, the partition's quality, times, every rank's processors.
 report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
                             const dist::DistOutcome& out, ScalarType type) {
-  const auto& rp = out.partition;
-  const partition::TileExtent tiles{rp.order.i.size(), rp.order.j.size(), rp.order.k.size()};
+  const auto& rank_part = out.partition;
+  const partition::TileExtent tiles{rank_part.order.i.size(), rank_part.order.j.size(),
+                                    rank_part.order.k.size()};
   const double total_tasks = double(tiles[0]) * double(tiles[1]) * double(tiles[2]);
   const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
   std::vector<partition::TileZone> working;
   std::vector<double> working_speeds;
   for (std::size_t r = 0; r < out.rank_speeds.size(); ++r)
     if (out.rank_speeds[r] > 0)
-      working.push_back(rp.zones[r]), working_speeds.push_back(out.rank_speeds[r]);
+      working.push_back(rank_part.zones[r]), working_speeds.push_back(out.rank_speeds[r]);
   const auto metrics = partition::measure(working, working_speeds, tiles);
 
   report::RunRecord rec;
@@ -139,7 +140,7 @@ report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
   rec.algorithm = s.automatic ? "auto" : std::string(partition::to_string(s.algorithm));
   rec.ratio_to_lower_bound = metrics.ratio, rec.ratio_plain = metrics.ratio_plain,
   rec.imbalance = metrics.imbalance;
-  for (const auto& z : rp.zones)
+  for (const auto& z : rank_part.zones)
     for (const auto& b : z)
       if (!b.empty() && (b.lo[2] != 0 || b.hi[2] != tiles[2])) rec.k_split = true;
   record_times(rec, out.times_s, gemm_flops(type, s.m, s.n, s.k));
@@ -162,28 +163,30 @@ report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
 // The lines the distributed run adds to the summary: layout, rank partition, a row per rank.
 void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
                  const dist::CommSummary& model_sum, bool model_agrees, double elem) {
-  const auto& rp = out.partition;
+  const auto& rank_part = out.partition;
   const int P = out.ranks;
-  const double total_tasks =
-      double(rp.order.i.size()) * double(rp.order.j.size()) * double(rp.order.k.size());
+  const double total_tasks = double(rank_part.order.i.size()) * double(rank_part.order.j.size()) *
+                             double(rank_part.order.k.size());
   const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
   const int idle = int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0));
   const std::string layout =
       s.aligned
           ? "aligned (each tile starts on a rank whose zone uses it)"
           : fmt::format("block-cyclic {} grid, blocks of {} (ScaLAPACK DESC_C on rank 0: [{}])",
-                        dist::describe(rp.dist.grid), rp.dist.c.block_cyclic().row_block(),
-                        fmt::join(rp.dist.c.block_cyclic().descriptor(0), ","));
+                        dist::describe(rank_part.dist.grid),
+                        rank_part.dist.c.block_cyclic().row_block(),
+                        fmt::join(rank_part.dist.c.block_cyclic().descriptor(0), ","));
   std::cout << fmt::format("mpi        {} ranks, {}; {} rank(s) without work\n", P, layout, idle);
   std::cout << fmt::format(
-      "rank part. {} ({}): model {:.4g} s, most received {:.4g} B{}\n", rp.name,
-      s.automatic ? "auto, " + std::to_string(rp.candidates.size()) + " candidates" : "given",
-      rp.predicted_s, model_sum.received_max * elem,
-      rp.order.name == "natural" ? "" : "; tiles ordered " + rp.order.name);
-  for (std::size_t c = 1; c < std::min<std::size_t>(rp.candidates.size(), 4); ++c)
+      "rank part. {} ({}): model {:.4g} s, most received {:.4g} B{}\n", rank_part.name,
+      s.automatic ? "auto, " + std::to_string(rank_part.candidates.size()) + " candidates"
+                  : "given",
+      rank_part.predicted_s, model_sum.received_max * elem,
+      rank_part.order.name == "natural" ? "" : "; tiles ordered " + rank_part.order.name);
+  for (std::size_t c = 1; c < std::min<std::size_t>(rank_part.candidates.size(), 4); ++c)
     std::cout << fmt::format("           runner-up {}: model {:.4g} s, most received {:.4g} B\n",
-                             rp.candidates[c].name, rp.candidates[c].predicted_s,
-                             rp.candidates[c].received_max * elem);
+                             rank_part.candidates[c].name, rank_part.candidates[c].predicted_s,
+                             rank_part.candidates[c].received_max * elem);
   std::cout << fmt::format(
       "{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "rank",
       "GFLOP/s", "target", "share", "pieces", "exch s", "comp s", "red s", "recv (MPI)", "model",
@@ -236,7 +239,7 @@ void print_checks(const dist::DistValidation& val) {
 void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist::DistOutcome& out,
                      const dist::CommSummary& msum, const dist::CommSummary& model_sum,
                      bool model_agrees, double elem) {
-  const auto& rp = out.partition;
+  const auto& rank_part = out.partition;
   j["ranks"] = out.per_rank;
   using dist::RankBytes;
   const std::pair<const char*, double RankBytes::*> fields[] = {
@@ -251,23 +254,25 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
   j["communication"]["mpi_bytes_per_rank_max"] =
       stats_of(column(out, &dist::RankFigures::bytes, &RankBytes::recv_mpi)).max;
   nlohmann::json cands = nlohmann::json::array();
-  for (const auto& c : rp.candidates)
+  for (const auto& c : rank_part.candidates)
     cands.push_back({{"name", c.name},
                      {"model_s", c.predicted_s},
                      {"received_max_bytes", c.received_max * elem},
                      {"moved_max_bytes", c.moved_max * elem}});
-  j["rank_partition"] = {
-      {"chosen", rp.name},           {"automatic", s.automatic},
-      {"model_s", rp.predicted_s},   {"received_max_bytes", model_sum.received_max * elem},
-      {"tile_order", rp.order.name}, {"bandwidth_gbs", s.bandwidth_gbs},
-      {"candidates", cands}};
+  j["rank_partition"] = {{"chosen", rank_part.name},
+                         {"automatic", s.automatic},
+                         {"model_s", rank_part.predicted_s},
+                         {"received_max_bytes", model_sum.received_max * elem},
+                         {"tile_order", rank_part.order.name},
+                         {"bandwidth_gbs", s.bandwidth_gbs},
+                         {"candidates", cands}};
   j["mpi"] = {{"ranks", out.ranks},
               {"layout", s.aligned ? "aligned" : "block-cyclic"},
               {"idle_ranks", int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0))},
               {"slabs_per_box", s.slabs_per_box}};
   if (!s.aligned) {
-    j["mpi"]["grid"] = {rp.dist.grid.rows, rp.dist.grid.cols};
-    j["mpi"]["block"] = rp.dist.c.block_cyclic().row_block();
+    j["mpi"]["grid"] = {rank_part.dist.grid.rows, rank_part.dist.grid.cols};
+    j["mpi"]["block"] = rank_part.dist.c.block_cyclic().row_block();
   }
   const auto& val = out.validation;
   j["validation"]["randomized"] = {{"error", val.error}, {"bound", val.bound}};

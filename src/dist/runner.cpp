@@ -215,13 +215,15 @@ class RankRun {
     comm_.agree(failure);
     comm_.broadcast(wire, 0);
     comm_.broadcast(out_.partition.name, 0);
-    RankPartition& rp = out_.partition;
+    RankPartition& rank_part = out_.partition;
     if (me_ != 0) {
-      deserialize(wire, s_, rp);
-      rp.dist = s_.aligned ? aligned_distribution(rp.zones, rp.order, s_.m, s_.n, s_.k, s_.tile)
-                           : block_cyclic_distribution(s_.m, s_.n, s_.k, req.block, grid_);
-      rp.traffic = model_traffic(rp.zones, rp.order, rp.dist);
-      rp.predicted_s = model_time(rp.traffic, out_.rank_speeds, s_.bandwidth_gbs, sizeof(Scalar));
+      deserialize(wire, s_, rank_part);
+      rank_part.dist = s_.aligned ? aligned_distribution(rank_part.zones, rank_part.order, s_.m,
+                                                         s_.n, s_.k, s_.tile)
+                                  : block_cyclic_distribution(s_.m, s_.n, s_.k, req.block, grid_);
+      rank_part.traffic = model_traffic(rank_part.zones, rank_part.order, rank_part.dist);
+      rank_part.predicted_s =
+          model_time(rank_part.traffic, out_.rank_speeds, s_.bandwidth_gbs, sizeof(Scalar));
     }
   }
 
@@ -229,13 +231,14 @@ class RankRun {
   // engine's buffers fit every budget; every buffer is made here, before the first repetition.
   void plan_pieces() {
     std::exception_ptr failure;
-    const RankPartition& rp = out_.partition;
+    const RankPartition& rank_part = out_.partition;
     try {
-      ex_ = std::make_unique<Exchange<Scalar>>(comm_, rp.zones, rp.order, dist(), s_.slabs_per_box);
+      ex_ = std::make_unique<Exchange<Scalar>>(comm_, rank_part.zones, rank_part.order, dist(),
+                                               s_.slabs_per_box);
       std::vector<pipeline::Product> products;
       for (std::size_t p = 0; p < ex_->pieces().size(); ++p) {
         const Piece& piece = ex_->pieces()[p];
-        const exec::Rect c = c_panel(rp.order, piece.box), a = ex_->a_panel_of(int(p));
+        const exec::Rect c = c_panel(rank_part.order, piece.box), a = ex_->a_panel_of(int(p));
         pipeline::Product product{c.rows(), c.cols(), a.cols(), s_.tile};
         // A partial box starts from zero; a box written in place starts from beta*C0.
         product.beta_is_zero = piece.first_of_box && (!ex_->c_in_place() || s_.beta == 0);
