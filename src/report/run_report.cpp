@@ -125,134 +125,174 @@ void print_summary(std::ostream& os, const RunRecord& r) {
         r.validation_method);
 }
 
+namespace {
+
+using nlohmann::json;
+
+json problem_json(const RunRecord& r) {
+  return {{"m", r.m},
+          {"n", r.n},
+          {"k", r.k},
+          {"tile", r.tile},
+          {"precision", r.precision},
+          {"alpha", r.alpha},
+          {"beta", r.beta},
+          {"seed", r.seed},
+          {"c_init", r.c_init}};
+}
+
+json timing_json(const RunRecord& r) {
+  return {{"min_s", r.min_s},
+          {"median_s", r.median_s},
+          {"max_s", r.max_s},
+          {"repetitions", r.repetitions},
+          {"warmup", r.warmup},
+          {"times_s", r.times_s},
+          {"prescale_s", r.prescale_s},
+          {"reduce_s", r.reduce_s},
+          {"calibration_s", r.calibration_s},
+          {"partition_s", r.partition_s}};
+}
+
+// One steal; the victim by name when it is one of the run's processors.
+json steal_json(const ProcessorRecord::Steal& s, const std::vector<ProcessorRecord>& processors) {
+  return {{"at_s", s.at_s},
+          {"victim", s.victim >= 0 && std::size_t(s.victim) < processors.size()
+                         ? json(processors[std::size_t(s.victim)].name)
+                         : json(s.victim)},
+          {"steps", s.steps},
+          {"flops", s.flops},
+          {"bytes", s.bytes},
+          {"thief_done_s", s.thief_done_s},
+          {"victim_done_s", s.victim_done_s},
+          {"thief_gflops", s.thief_gflops},
+          {"victim_gflops", s.victim_gflops},
+          {"idle", s.idle}};
+}
+
+json processor_json(const ProcessorRecord& p, const std::vector<ProcessorRecord>& processors) {
+  json steals = json::array();
+  for (const auto& s : p.steals) steals.push_back(steal_json(s, processors));
+  return {{"name", p.name},
+          {"kind", p.kind},
+          {"space", p.space},
+          {"threads", p.threads},
+          {"speed_gflops", p.speed_gflops},
+          {"speed_source", p.speed_source},
+          {"target_share", p.target_share},
+          {"volume", p.volume},
+          {"volume_share", p.volume_share},
+          {"pieces", p.pieces},
+          {"steps", p.steps},
+          {"busy_s", p.busy_s},
+          {"copy_s", p.copy_s},
+          {"stall_s", p.stall_s},
+          // null where nothing was copied (the host works in place)
+          {"hidden_copy_fraction", p.copies() ? json(p.hidden_copy_fraction()) : json(nullptr)},
+          {"finish_s", p.finish_s},
+          {"predicted_s", p.predicted_s},
+          {"h2d_bytes", p.h2d_bytes},
+          {"d2h_bytes", p.d2h_bytes},
+          {"flops", p.flops},
+          {"stolen_steps", p.stolen_steps},
+          {"lost_steps", p.lost_steps},
+          {"stolen_flops", p.stolen_flops},
+          {"steal_bytes", p.steal_bytes},
+          {"steals", steals}};
+}
+
+// partition.algorithm = "auto": the choice and every candidate, with its model time or why it
+// could not be built.
+json auto_partition_json(const RunRecord& r) {
+  json candidates = json::array();
+  for (const auto& c : r.partition_candidates) {
+    json e = {{"algorithm", c.algorithm},     {"discretization", c.discretization},
+              {"compute_s", c.compute_s},     {"copy_s", c.copy_s},
+              {"reduction_s", c.reduction_s}, {"max_boxes", c.max_boxes}};
+    if (c.failed.empty()) {
+      e["model_s"] = c.model_s;
+    } else {
+      e["failed"] = c.failed;
+    }
+    candidates.push_back(std::move(e));
+  }
+  return {{"chosen",
+           {{"algorithm", r.partition_candidates[0].algorithm},
+            {"discretization", r.partition_candidates[0].discretization}}},
+          {"model", r.partition_model},
+          {"candidates", std::move(candidates)}};
+}
+
+json partition_json(const RunRecord& r) {
+  json j = {{"algorithm", r.algorithm},
+            {"discretization", r.discretization},
+            {"ratio_to_lower_bound", r.ratio_to_lower_bound},
+            {"ratio_plain", r.ratio_plain},
+            {"imbalance", r.imbalance},
+            {"k_split", r.k_split},
+            {"partial_buffers", r.partial_buffers},
+            {"partial_bytes", r.partial_bytes}};
+  if (!r.partition_candidates.empty()) j["auto"] = auto_partition_json(r);
+  return j;
+}
+
+json validation_json(const RunRecord& r) {
+  return {{"performed", r.validation_performed},
+          {"passed", r.validation_passed},
+          {"error", r.validation_error},
+          {"bound", r.validation_bound},
+          {"method", r.validation_method}};
+}
+
+// One process; a distributed run replaces this from its ranks (add_execution).
+json execution_json(const RunRecord& r) {
+  const ProcessEnvironment& e = r.environment;
+  json j = {{"ranks", 1},
+            {"nodes", 1},
+            {"hosts", {r.host}},
+            {"ranks_per_node", 1},
+            {"ranks_per_node_min", 1},
+            {"threads_per_rank", e.kokkos_host_concurrency},
+            {"threads_per_rank_min", e.kokkos_host_concurrency},
+            {"cpus_allowed_per_rank", e.cpus_allowed}};
+  const auto env = to_json(e);
+  for (const char* key : {"launcher", "omp_num_threads", "omp_proc_bind", "omp_places"})
+    j[key] = env[key];
+  return j;
+}
+
+// The time model: every processor runs its flops at its speed, all at once; the slowest one
+// sets the time. Communication is not in it (its bytes are, under "communication").
+json model_json(const RunRecord& r) {
+  double compute_s = 0;
+  for (const auto& p : r.processors) compute_s = std::max(compute_s, p.predicted_s);
+  return {{"compute_s", compute_s},
+          {"basis", "max over processors of flops / measured (or given) speed"}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const RunRecord& r) {
-  using nlohmann::json;
   json j;
   j["record_version"] = kRecordVersion;
   j["format"] = "cuboid run record " + std::to_string(kRecordVersion);
   j["written_at"] = utc_now();
   j["deck"] = {{"path", r.deck}, {"effective", r.deck_effective}, {"sha256", r.deck_sha256}};
-  j["problem"] = {{"m", r.m},
-                  {"n", r.n},
-                  {"k", r.k},
-                  {"tile", r.tile},
-                  {"precision", r.precision},
-                  {"alpha", r.alpha},
-                  {"beta", r.beta},
-                  {"seed", r.seed},
-                  {"c_init", r.c_init}};
+  j["problem"] = problem_json(r);
   j["gflops"] = r.gflops;
-  j["timing"] = {{"min_s", r.min_s},
-                 {"median_s", r.median_s},
-                 {"max_s", r.max_s},
-                 {"repetitions", r.repetitions},
-                 {"warmup", r.warmup},
-                 {"times_s", r.times_s},
-                 {"prescale_s", r.prescale_s},
-                 {"reduce_s", r.reduce_s},
-                 {"calibration_s", r.calibration_s},
-                 {"partition_s", r.partition_s}};
+  j["timing"] = timing_json(r);
   j["processors"] = json::array();
-  for (const auto& p : r.processors) {
-    json steals = json::array();
-    for (const auto& s : p.steals)
-      steals.push_back({{"at_s", s.at_s},
-                        {"victim", s.victim >= 0 && std::size_t(s.victim) < r.processors.size()
-                                       ? json(r.processors[std::size_t(s.victim)].name)
-                                       : json(s.victim)},
-                        {"steps", s.steps},
-                        {"flops", s.flops},
-                        {"bytes", s.bytes},
-                        {"thief_done_s", s.thief_done_s},
-                        {"victim_done_s", s.victim_done_s},
-                        {"thief_gflops", s.thief_gflops},
-                        {"victim_gflops", s.victim_gflops},
-                        {"idle", s.idle}});
-    j["processors"].push_back(
-        {{"name", p.name},
-         {"kind", p.kind},
-         {"space", p.space},
-         {"threads", p.threads},
-         {"speed_gflops", p.speed_gflops},
-         {"speed_source", p.speed_source},
-         {"target_share", p.target_share},
-         {"volume", p.volume},
-         {"volume_share", p.volume_share},
-         {"pieces", p.pieces},
-         {"steps", p.steps},
-         {"busy_s", p.busy_s},
-         {"copy_s", p.copy_s},
-         {"stall_s", p.stall_s},
-         // null where nothing was copied (the host works in place)
-         {"hidden_copy_fraction", p.copies() ? json(p.hidden_copy_fraction()) : json(nullptr)},
-         {"finish_s", p.finish_s},
-         {"predicted_s", p.predicted_s},
-         {"h2d_bytes", p.h2d_bytes},
-         {"d2h_bytes", p.d2h_bytes},
-         {"flops", p.flops},
-         {"stolen_steps", p.stolen_steps},
-         {"lost_steps", p.lost_steps},
-         {"stolen_flops", p.stolen_flops},
-         {"steal_bytes", p.steal_bytes},
-         {"steals", steals}});
-  }
-  j["partition"] = {{"algorithm", r.algorithm},
-                    {"discretization", r.discretization},
-                    {"ratio_to_lower_bound", r.ratio_to_lower_bound},
-                    {"ratio_plain", r.ratio_plain},
-                    {"imbalance", r.imbalance},
-                    {"k_split", r.k_split},
-                    {"partial_buffers", r.partial_buffers},
-                    {"partial_bytes", r.partial_bytes}};
-  if (!r.partition_candidates.empty()) {
-    json candidates = json::array();
-    for (const auto& c : r.partition_candidates) {
-      json e = {{"algorithm", c.algorithm},     {"discretization", c.discretization},
-                {"compute_s", c.compute_s},     {"copy_s", c.copy_s},
-                {"reduction_s", c.reduction_s}, {"max_boxes", c.max_boxes}};
-      if (c.failed.empty()) {
-        e["model_s"] = c.model_s;
-      } else {
-        e["failed"] = c.failed;
-      }
-      candidates.push_back(std::move(e));
-    }
-    j["partition"]["auto"] = {{"chosen",
-                               {{"algorithm", r.partition_candidates[0].algorithm},
-                                {"discretization", r.partition_candidates[0].discretization}}},
-                              {"model", r.partition_model},
-                              {"candidates", std::move(candidates)}};
-  }
+  for (const auto& p : r.processors) j["processors"].push_back(processor_json(p, r.processors));
+  j["partition"] = partition_json(r);
   j["schedule"] = {{"strategy", r.schedule}, {"task_tiles", r.task_tiles}, {"units", r.units}};
-  j["validation"] = {{"performed", r.validation_performed},
-                     {"passed", r.validation_passed},
-                     {"error", r.validation_error},
-                     {"bound", r.validation_bound},
-                     {"method", r.validation_method}};
+  j["validation"] = validation_json(r);
   if (!r.c_hashes.empty()) j["c_hashes"] = r.c_hashes;
   j["build"] = build_json(r.kokkos);
   j["host"] = r.host;
-  // One process; a distributed run replaces this from its ranks (add_execution).
-  const ProcessEnvironment& e = r.environment;
-  j["execution"] = {{"ranks", 1},
-                    {"nodes", 1},
-                    {"hosts", {r.host}},
-                    {"ranks_per_node", 1},
-                    {"ranks_per_node_min", 1},
-                    {"threads_per_rank", e.kokkos_host_concurrency},
-                    {"threads_per_rank_min", e.kokkos_host_concurrency},
-                    {"cpus_allowed_per_rank", e.cpus_allowed}};
-  const auto env = to_json(e);
-  for (const char* key : {"launcher", "omp_num_threads", "omp_proc_bind", "omp_places"})
-    j["execution"][key] = env[key];
+  j["execution"] = execution_json(r);
   j["job"] = job_json();
   if (auto study = study_json(); !study.empty()) j["study"] = study;
-  // The time model: every processor runs its flops at its speed, all at once; the slowest one
-  // sets the time. Communication is not in it (its bytes are, under "communication").
-  double compute_s = 0;
-  for (const auto& p : r.processors) compute_s = std::max(compute_s, p.predicted_s);
-  j["model"] = {{"compute_s", compute_s},
-                {"basis", "max over processors of flops / measured (or given) speed"}};
+  j["model"] = model_json(r);
   return j;
 }
 
