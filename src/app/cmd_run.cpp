@@ -240,7 +240,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const PartitionChoice choice = choose(d, specs, gflops, elem);
   pipeline::LocalOptions options = local_options_for(d, specs, elem);
   options.algorithm = choice.algorithm, options.discretization = choice.discretization;
-  pipeline::LocalMultiply<Scalar> lm(specs, gflops, options, workers_for<Scalar>(specs));
+  pipeline::LocalMultiply<Scalar> lm(specs, gflops, options);
   pipeline::LocalPlan plan;
   try {
     plan = lm.plan(product);

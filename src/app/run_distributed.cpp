@@ -387,11 +387,11 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
     procs.speeds = speeds_for<Scalar>(d, specs, false, progress);
     procs.calibration_s = clock.seconds();
     check_speeds(d, procs.speeds);
-    std::vector<double> w;
-    for (const auto& sp : procs.speeds) w.push_back(sp.gflops);
+    std::vector<double> gflops;
+    for (const auto& sp : procs.speeds) gflops.push_back(sp.gflops);
     procs.engines_before = exec::Engine<Scalar>::created();
     local = std::make_unique<pipeline::LocalMultiply<Scalar>>(
-        specs, w, local_options_for(d, specs, sizeof(Scalar)), workers_for<Scalar>(specs));
+        specs, gflops, local_options_for(d, specs, sizeof(Scalar)));
     procs.local = local.get();
   } catch (...) {
     failure = std::current_exception();

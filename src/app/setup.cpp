@@ -80,14 +80,6 @@ pipeline::LocalOptions local_options_for(const deck::Deck& d,
 }
 
 template <class Scalar>
-std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(
-    const std::vector<platform::ProcessorSpec>& specs) {
-  std::vector<std::unique_ptr<exec::Worker<Scalar>>> w;
-  for (const auto& s : specs) w.push_back(exec::make_worker<Scalar>(s));
-  return w;
-}
-
-template <class Scalar>
 std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
                                         bool fresh, std::ostream& progress) {
@@ -131,10 +123,6 @@ void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speed
     throw Error(speeds_origin(d, speeds) + ": " + *problem);
 }
 
-template std::vector<std::unique_ptr<exec::Worker<double>>> workers_for<double>(
-    const std::vector<platform::ProcessorSpec>&);
-template std::vector<std::unique_ptr<exec::Worker<float>>> workers_for<float>(
-    const std::vector<platform::ProcessorSpec>&);
 template std::vector<platform::Speed> speeds_for<double>(
     const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&);
 template std::vector<platform::Speed> speeds_for<float>(const deck::Deck&,

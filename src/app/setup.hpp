@@ -29,10 +29,6 @@ pipeline::LocalOptions local_options_for(const deck::Deck& d,
                                          const std::vector<platform::ProcessorSpec>& specs,
                                          std::size_t element_bytes);
 
-template <class Scalar>
-std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_for(
-    const std::vector<platform::ProcessorSpec>& specs);
-
 // Speeds from the deck, or measured (through the cache unless `fresh`): all processors at once
 // through the engine, on a plan of the deck's problem (exec::measure_rates). The workers that
 // measure are made and dropped here: the run makes its own set afterwards.

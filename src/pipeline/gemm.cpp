@@ -2,47 +2,31 @@
 #include <cuboid/gemm.hpp>
 
 namespace cuboid {
+namespace {
+
+constexpr Op kOps[] = {Op::none, Op::transpose, Op::conjugate_transpose};
+constexpr std::string_view kScalarNames[] = {"float", "double", "complex-float", "complex-double"};
+
+}  // namespace
 
 std::optional<Op> parse_op(char c) {
-  switch (c) {
-    case 'N':
-    case 'n':
-      return Op::none;
-    case 'T':
-    case 't':
-      return Op::transpose;
-    case 'C':
-    case 'c':
-      return Op::conjugate_transpose;
-    default:
-      return std::nullopt;
-  }
+  const char upper = c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c;
+  for (Op op : kOps)
+    if (char(op) == upper) return op;
+  return std::nullopt;
 }
 
+// The enumerators are BLAS's characters.
 std::string_view to_string(Op op) {
-  switch (op) {
-    case Op::none:
-      return "N";
-    case Op::transpose:
-      return "T";
-    case Op::conjugate_transpose:
-      return "C";
-  }
+  static constexpr char names[] = "NTC";
+  for (int i = 0; i < 3; ++i)
+    if (kOps[i] == op) return std::string_view(names + i, 1);
   return "?";
 }
 
 std::string_view to_string(ScalarType t) {
-  switch (t) {
-    case ScalarType::float32:
-      return "float";
-    case ScalarType::float64:
-      return "double";
-    case ScalarType::complex_float32:
-      return "complex-float";
-    case ScalarType::complex_float64:
-      return "complex-double";
-  }
-  return "?";
+  const auto i = std::size_t(t);
+  return i < std::size(kScalarNames) ? kScalarNames[i] : "?";
 }
 
 double gemm_flops(ScalarType t, std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -72,11 +72,11 @@ def main():
     # Every processor's steps, its own and stolen ones, add up to the rank's: nothing lost or
     # run twice by stealing.
     for r in ranks:
-        stolen = sum(p["stolen_steps"] for p in r["processors"])
-        lost = sum(p["lost_steps"] for p in r["processors"])
+        stolen = sum(p["done"]["stolen_steps"] for p in r["processors"])
+        lost = sum(p["done"]["lost_steps"] for p in r["processors"])
         expect(stolen == lost, f"rank {r['rank']}: {stolen} steps stolen but {lost} taken")
     if a.stolen:
-        expect(any(p["stolen_steps"] > 0 for r in ranks for p in r["processors"]),
+        expect(any(p["done"]["stolen_steps"] > 0 for r in ranks for p in r["processors"]),
                "nothing was stolen")
 
     idle = [r for r in ranks if r["tasks"] == 0]
