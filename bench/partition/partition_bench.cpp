@@ -46,8 +46,9 @@ void Discretize(benchmark::State& state, Algorithm a, Discretization d) {
   state.counters["tasks"] = double(m) * double(m) * double(m);
 }
 
-// The size test of docs/partition.md without the command line around it: STEPPED on 4096^3 tiles
-// with 10^6 processors (each node takes one step, no comparison), then measure() of its zones.
+// The million-processor size test (docs/measurements/2026-11-21-partition-cost.md) without the
+// command line around it: STEPPED on 4096^3 tiles with 10^6 processors (each node takes one
+// step, no comparison), then measure() of its zones.
 const cuboid::partition::TileExtent kLarge = {4096, 4096, 4096};
 
 void SteppedMillion(benchmark::State& state) {

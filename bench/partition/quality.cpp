@@ -1,7 +1,7 @@
-// Prints the quality tables of docs/partition.md (markdown): for every algorithm, instance
-// family and cuboid shape, the mean and worst of sum Hs / sum L(V) over seeded random instances,
-// plus the one-dominant-plus-twenty case and the STEPPED tables (every discretisation on cubes,
-// STEPPED on random families).
+// Prints the partition quality tables (markdown; docs/measurements/ keeps dated copies): for
+// every algorithm, instance family and cuboid shape, the mean and worst of sum Hs / sum L(V) over
+// seeded random instances, plus the one-dominant-plus-twenty case and the STEPPED tables (every
+// discretisation on cubes, STEPPED on random families).
 // Usage: cuboid-partition-quality [--instances N] [--max-p P] [--stepped-instances N]
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -180,7 +180,7 @@ void stepped_families(int instances) {
 
 int main(int argc, char** argv) {
   int instances = 200, max_p = 1000, stepped_instances = 10;
-  CLI::App app{"Quality tables of docs/partition.md (Markdown on stdout)"};
+  CLI::App app{"Partition quality tables (Markdown on stdout)"};
   app.add_option("--instances", instances, "random instances per family and shape")
       ->check(CLI::Range(1, 100000));
   app.add_option("--max-p", max_p, "processors drawn log-uniform in [1, max-p]")

@@ -47,7 +47,7 @@ int most_boxes(const std::vector<TileZone>& zones) {
 class SteppedAcceptance : public ::testing::TestWithParam<std::int64_t> {};
 
 // At most four boxes per zone (each box costs a GEMM call): on every instance here and in
-// docs/partition.md's 60 instances per cube.
+// the 60 instances per cube of docs/measurements/2026-11-21-partition-quality.md.
 TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
   const std::int64_t edge = GetParam();
   const TileExtent tiles = {edge, edge, edge};
@@ -88,10 +88,11 @@ TEST_P(SteppedAcceptance, ExactCountsFewBoxesCloseSurfaces) {
 INSTANTIATE_TEST_SUITE_P(Cubes, SteppedAcceptance, ::testing::Values(8, 16, 32),
                          [](const auto& info) { return "edge" + std::to_string(info.param); });
 
-// Three of the random acceptance instances on 32^3 (docs/partition.md) that used to keep a zone
-// of five boxes: a main box with steps on three faces, each shared with a different neighbour.
-// The last resort's chain of two re-cuts, tried from more distinct first re-cuts, or a retry with
-// another candidate at an ancestor, brings every zone to four boxes or fewer with exact counts.
+// Three of the random acceptance instances on 32^3 (docs/measurements/, partition quality) that
+// used to keep a zone of five boxes: a main box with steps on three faces, each shared with a
+// different neighbour. The last resort's chain of two re-cuts, tried from more distinct first
+// re-cuts, or a retry with another candidate at an ancestor, brings every zone to four boxes or
+// fewer with exact counts.
 TEST(Stepped, FiveBoxZonesRepairedOn32Cube) {
   std::vector<double> dominant(64, 1.0);  // the "dominant" family, p = 64
   dominant[30] = 20.815428715338182;
