@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/layout.hpp"
+#include "layout/layout.hpp"
 #include "exec/matrices.hpp"
 
 extern "C" {

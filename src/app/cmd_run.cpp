@@ -30,7 +30,7 @@
 #include "util/timer.hpp"
 #if CUBOID_ENABLE_MPI
 #include "app/run_distributed.hpp"
-#include "dist/communicator.hpp"
+#include "mpi/communicator.hpp"
 #endif
 
 namespace cuboid::app {

@@ -146,7 +146,7 @@ class Collect(unittest.TestCase):
 
 class Plan(unittest.TestCase):
     def test_scripts_and_lines(self):
-        deck = os.path.join(ARGS.source, "tests", "dist", "small.toml")
+        deck = os.path.join(ARGS.source, "tests", "mpi", "small.toml")
         with tempfile.TemporaryDirectory() as d:
             r = run("plan", "--out", d, "--deck", deck, "--cuboid", ARGS.cuboid, "--nodes", "1,2,4",
                     "--ranks-per-node", "2", "--threads", "4", "--sweep", "strong,weak", "--weak-growth", "mn",
@@ -184,7 +184,7 @@ class Plan(unittest.TestCase):
             self.assertEqual(len(os.listdir(os.path.join(d, "jobs"))), 4)
 
     def test_bad_input(self):
-        deck = os.path.join(ARGS.source, "tests", "dist", "small.toml")
+        deck = os.path.join(ARGS.source, "tests", "mpi", "small.toml")
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "study")
             cases = [(["--nodes", "0"], "positive integers"), (["--sweep", "sideways"], "--sweep sideways"),

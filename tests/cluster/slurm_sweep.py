@@ -62,7 +62,7 @@ def study(args, cluster, errors, partition):
     out = args.work
     shutil.rmtree(out, ignore_errors=True)
     script = os.path.join(args.source, "scripts", "scaling-study")
-    deck = os.path.join(args.source, "tests", "dist", "small.toml")
+    deck = os.path.join(args.source, "tests", "mpi", "small.toml")
     common = ["--out", out, "--deck", deck, "--nodes", "1", "--ranks-per-node", "1,2", "--threads", "1",
               "--omp-proc-bind", "false", "--omp-places", "", "--bind", "none", "--partition", partition,
               "--time", "5", "--cuboid", args.cuboid, "--set", "run.repetitions=3", "--set", "platform.speeds=measure",

@@ -19,7 +19,7 @@
 #include <limits>
 #include <vector>
 
-#include "dist/distribution.hpp"
+#include "layout/distribution.hpp"
 #include "partition/box.hpp"
 
 namespace cuboid::dist {

@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "dist/comm_plan.hpp"
-#include "dist/communicator.hpp"
-#include "dist/distribution.hpp"
-#include "dist/strategy.hpp"
+#include "layout/comm_plan.hpp"
+#include "mpi/communicator.hpp"
+#include "layout/distribution.hpp"
+#include "layout/rank_zones.hpp"
 #include "exec/matrices.hpp"
 
 namespace cuboid::dist {

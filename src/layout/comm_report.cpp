@@ -1,4 +1,4 @@
-#include "dist/comm_report.hpp"
+#include "layout/comm_report.hpp"
 
 #include <fmt/format.h>
 

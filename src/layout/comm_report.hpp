@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dist/model.hpp"
+#include "layout/model.hpp"
 
 namespace cuboid::dist {
 

@@ -1,4 +1,4 @@
-#include "dist/rank_partition.hpp"
+#include "layout/rank_partition.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "dist/strategy.hpp"
+#include "layout/rank_zones.hpp"
 
 namespace cuboid::dist {
 

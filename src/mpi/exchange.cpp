@@ -1,4 +1,4 @@
-#include "dist/exchange.hpp"
+#include "mpi/exchange.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,4 +1,4 @@
-#include "dist/rank_figures.hpp"
+#include "mpi/rank_figures.hpp"
 
 namespace cuboid::exec {
 

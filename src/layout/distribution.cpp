@@ -1,4 +1,4 @@
-#include "dist/distribution.hpp"
+#include "layout/distribution.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/layout.hpp"
+#include "layout/layout.hpp"
 #include "exec/plan.hpp"
 #include "partition/box.hpp"
 

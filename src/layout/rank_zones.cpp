@@ -1,4 +1,4 @@
-#include "dist/strategy.hpp"
+#include "layout/rank_zones.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -16,10 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dist/communicator.hpp"
-#include "dist/rank_figures.hpp"
-#include "dist/rank_partition.hpp"
-#include "dist/validate.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/rank_figures.hpp"
+#include "layout/rank_partition.hpp"
+#include "mpi/validate.hpp"
 #include "exec/fault.hpp"
 #include "exec/initial_c.hpp"
 #include "pipeline/local_multiply.hpp"

@@ -1,10 +1,10 @@
-#include "dist/model.hpp"
+#include "layout/model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "dist/strategy.hpp"
+#include "layout/rank_zones.hpp"
 #include "partition/geometry.hpp"
 
 namespace cuboid::dist {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/distribution.hpp"
+#include "layout/distribution.hpp"
 #include "exec/matrices.hpp"
 
 namespace cuboid::dist {

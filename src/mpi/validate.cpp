@@ -1,4 +1,4 @@
-#include "dist/validate.hpp"
+#include "mpi/validate.hpp"
 
 #include <algorithm>
 #include <cmath>

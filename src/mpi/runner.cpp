@@ -1,4 +1,4 @@
-#include "dist/runner.hpp"
+#include "mpi/runner.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -6,10 +6,10 @@
 #include <numeric>
 #include <sstream>
 
-#include "dist/exchange.hpp"
-#include "dist/local_matrix.hpp"
-#include "dist/model.hpp"
-#include "dist/strategy.hpp"
+#include "mpi/exchange.hpp"
+#include "mpi/local_matrix.hpp"
+#include "layout/model.hpp"
+#include "layout/rank_zones.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "partition/speeds.hpp"
 #include "pipeline/figures.hpp"

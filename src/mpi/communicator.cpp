@@ -1,4 +1,4 @@
-#include "dist/communicator.hpp"
+#include "mpi/communicator.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the JSON record of a distributed `cuboid run` (tests/dist/run_mpi.sh)."""
+"""Checks the JSON record of a distributed `cuboid run` (tests/mpi/run_mpi.sh)."""
 import argparse
 import json
 import math

@@ -1,4 +1,4 @@
-#include "dist/layout.hpp"
+#include "layout/layout.hpp"
 
 #include <algorithm>
 #include <cmath>

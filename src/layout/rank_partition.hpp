@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "dist/distribution.hpp"
-#include "dist/model.hpp"
+#include "layout/distribution.hpp"
+#include "layout/model.hpp"
 #include "partition/strategy.hpp"
 
 namespace cuboid::dist {

@@ -1,15 +1,15 @@
 // The distributed checks have teeth: a correct C passes, one wrong element or a NaN on any
-// rank fails, on every rank alike. Run under mpirun at several sizes (tests/dist/CMakeLists.txt).
+// rank fails, on every rank alike. Run under mpirun at several sizes (tests/mpi/CMakeLists.txt).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "dist/communicator.hpp"
-#include "dist/local_matrix.hpp"
-#include "dist/model.hpp"
-#include "dist/rank_partition.hpp"
-#include "dist/validate.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/local_matrix.hpp"
+#include "layout/model.hpp"
+#include "layout/rank_partition.hpp"
+#include "mpi/validate.hpp"
 #include "kokkos_ext/compat.hpp"
 
 namespace cuboid::dist {

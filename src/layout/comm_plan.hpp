@@ -27,8 +27,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "dist/distribution.hpp"
-#include "dist/strategy.hpp"
+#include "layout/distribution.hpp"
+#include "layout/rank_zones.hpp"
 #include "exec/plan.hpp"
 #include "partition/box.hpp"
 

@@ -1,4 +1,4 @@
-#include "dist/comm_plan.hpp"
+#include "layout/comm_plan.hpp"
 
 #include <algorithm>
 #include <map>

@@ -10,10 +10,10 @@
 #include <tuple>
 #include <vector>
 
-#include "dist/comm_plan.hpp"
-#include "dist/model.hpp"
-#include "dist/rank_partition.hpp"
-#include "dist/strategy.hpp"
+#include "layout/comm_plan.hpp"
+#include "layout/model.hpp"
+#include "layout/rank_partition.hpp"
+#include "layout/rank_zones.hpp"
 
 namespace cuboid::dist {
 namespace {

@@ -8,10 +8,10 @@
 #include <tuple>
 
 #include "../partition/checks.hpp"
-#include "dist/layout.hpp"
-#include "dist/model.hpp"
-#include "dist/rank_partition.hpp"
-#include "dist/strategy.hpp"
+#include "layout/layout.hpp"
+#include "layout/model.hpp"
+#include "layout/rank_partition.hpp"
+#include "layout/rank_zones.hpp"
 
 namespace cuboid::dist {
 namespace {

@@ -40,9 +40,9 @@
 #include <cstdint>
 #include <string>
 
-#include "dist/communicator.hpp"
-#include "dist/distribution.hpp"
-#include "dist/local_matrix.hpp"
+#include "mpi/communicator.hpp"
+#include "layout/distribution.hpp"
+#include "mpi/local_matrix.hpp"
 
 namespace cuboid::dist {
 
