@@ -38,11 +38,13 @@ struct LocalOptions {
   exec::PlanOptions plan;
 };
 
-// One product of the local multiply: C (m x n) <- alpha A (m x k) B (k x n) + beta C, cut into
-// tiles of `tile`. The beta flags let the plan skip scaling (one) or reading (zero) C.
+// One product of the local multiply: C (m x n) <- alpha op(A) op(B) + beta C, op(A) m x k and
+// op(B) k x n, cut into tiles of `tile`. The beta flags let the plan skip scaling (one) or
+// reading (zero) C. Only Op::none is computed yet: plan() refuses the others.
 struct Product {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
   bool beta_is_zero = false, beta_is_one = false;
+  Op op_a = Op::none, op_b = Op::none;
   partition::TileExtent tiles() const {
     return {(m + tile - 1) / tile, (n + tile - 1) / tile, (k + tile - 1) / tile};
   }
@@ -85,8 +87,10 @@ class LocalMultiply {
   // Makes every buffer the plan needs; after it, multiply() allocates nothing.
   void reserve(const LocalPlan& plan) { engine_.reserve(plan.steps); }
 
-  // C <- alpha A B + beta C with the plan: A, B, C are the product's whole host matrices.
-  // `poll` runs on the calling thread while the processors compute (e.g. to progress MPI).
+  // C <- alpha op(A) op(B) + beta C with the plan: A, B, C are the product's whole host matrices
+  // as stored (A k x m when op(A) transposes). Throws std::invalid_argument when their extents
+  // do not match the plan's product. `poll` runs on the calling thread while the processors
+  // compute (e.g. to progress MPI).
   exec::RunResult multiply(const LocalPlan& plan, const exec::HostMatrix<Scalar>& A,
                            const exec::HostMatrix<Scalar>& B, const exec::HostMatrix<Scalar>& C,
                            Scalar alpha, Scalar beta, const std::function<bool()>& poll = {});

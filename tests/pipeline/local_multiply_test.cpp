@@ -83,6 +83,18 @@ TEST(LocalMultiply, NamesTheSettingAtFault) {
       pipeline::require_supported({Op::none, Op::none, 4, 5, 6, 4, 6, 4}, ScalarType::float64));
 }
 
+TEST(LocalMultiply, RefusesTransposesForNowAndMatricesOfAnotherShape) {
+  const auto specs = platform::resolve_processors({"host"}, "test");
+  pipeline::LocalMultiply<double> lm(specs, {1.0}, options_for(specs, 0, 8));
+  pipeline::Product t{32, 32, 32, 16};
+  t.op_b = Op::transpose;
+  EXPECT_EQ(key_of([&] { lm.plan(t); }), "problem.trans_b");
+  const auto plan = lm.plan(pipeline::Product{32, 24, 16, 16});
+  exec::HostMatrix<double> A("A", 32, 16), B("B", 16, 24), C("C", 32, 24), wrong("W", 24, 16);
+  EXPECT_NO_THROW(lm.multiply(plan, A, B, C, 1.0, 0.0));
+  EXPECT_THROW(lm.multiply(plan, A, wrong, C, 1.0, 0.0), std::invalid_argument);
+}
+
 TEST(LocalMultiply, ParsesOpsAsBlasDoesAndCountsFlopsTheLapackWay) {
   EXPECT_EQ(parse_op('n'), Op::none);
   EXPECT_EQ(parse_op('T'), Op::transpose);
