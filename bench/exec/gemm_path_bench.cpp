@@ -6,6 +6,7 @@
 #include "exec/engine.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "partition/strategy.hpp"
+#include "pipeline/local_multiply.hpp"
 
 extern "C" void dgemm_(const char* transa, const char* transb, const int* m, const int* n,
                        const int* k, const double* alpha, const double* a, const int* lda,
@@ -68,26 +69,23 @@ void BM_KokkosGemm_BlockView(benchmark::State& state) {
   set_flops(state, double(s));
 }
 
-// One processor running the whole product through the engine (plan, workers, threads).
+// One processor running the whole product through the local multiply, as `cuboid run` does
+// (plan, workers, threads).
 void engine_bench(benchmark::State& state, const char* processor, std::int64_t budget_mib) {
   const std::int64_t s = state.range(0), tile = 256;
   auto specs = platform::resolve_processors({processor}, "bench");
-  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
-  workers.push_back(exec::make_worker<double>(specs[0]));
-  const std::int64_t t = (s + tile - 1) / tile;
-  exec::PlanOptions o;
-  o.beta_is_zero = true;
-  o.budget_elements = {budget_mib * 1024 * 1024 / 8};
-  auto zones = partition::partition_tiles(partition::Algorithm::slab,
-                                          partition::Discretization::rounded, {1.0}, {t, t, t});
-  const exec::Plan plan = exec::make_plan(zones, s, s, s, tile, o);
-  exec::Engine<double> engine(std::move(workers));
-  engine.reserve(plan);
+  pipeline::LocalOptions o;
+  o.algorithm = partition::Algorithm::slab;
+  o.discretization = partition::Discretization::rounded;
+  o.plan.budget_elements = {budget_mib * 1024 * 1024 / 8};
+  pipeline::LocalMultiply<double> lm(specs, {1.0}, o);
+  const auto plan = lm.plan(pipeline::Product{s, s, s, tile, true, false});
+  lm.reserve(plan);
   auto A = random_matrix(s, s, exec::MatrixId::A), B = random_matrix(s, s, exec::MatrixId::B),
        C = random_matrix(s, s, exec::MatrixId::C);
   double copied = 0;
   for (auto _ : state) {
-    auto r = engine.run(plan, A, B, C, 1.0, 0.0);
+    auto r = lm.multiply(plan, A, B, C, 1.0, 0.0);
     copied = r.workers[0].h2d_bytes + r.workers[0].d2h_bytes;
   }
   set_flops(state, double(s));
