@@ -43,27 +43,11 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
 exec::PlanOptions plan_options_for(const deck::Deck& d,
                                    const std::vector<platform::ProcessorSpec>& specs,
                                    std::size_t element_bytes) {
-  using platform::ProcessorKind;
-  exec::PlanOptions o;
-  for (const auto& p : specs) {
-    const bool device = p.kind == ProcessorKind::device;
-    // Processors that copy (devices, staged) need several steps per piece for the copies of one
-    // to overlap the GEMM of another; the host works in place.
-    o.min_panels.push_back(p.kind == ProcessorKind::host ? 1 : 4);
-    o.buffer_cost.push_back(exec::buffer_cost(p, element_bytes));
-    if (p.kind == ProcessorKind::host) {
-      o.budget_elements.push_back(0);
-      continue;
-    }
-    double bytes = d.platform.memory_budget_mib * 1024.0 * 1024.0;
-    if (bytes <= 0) bytes = device ? 0.8 * double(p.memory_bytes) : 512.0 * 1024 * 1024;
-    if (device && p.memory_bytes > 0 && bytes > double(p.memory_bytes))
-      throw Error(d.location("platform.memory_budget_mib") + ": platform.memory_budget_mib: " +
-                  human_bytes(bytes) + " exceeds the free memory of " + p.name + " (" +
-                  human_bytes(double(p.memory_bytes)) + ")");
-    o.budget_elements.push_back(std::int64_t(bytes / double(element_bytes)));
+  try {
+    return pipeline::plan_options_for(specs, element_bytes, d.platform.memory_budget_mib);
+  } catch (const KeyedError& e) {
+    throw Error(d.location(e.key) + ": " + e.what());
   }
-  return o;
 }
 
 pipeline::LocalOptions local_options_for(const deck::Deck& d,

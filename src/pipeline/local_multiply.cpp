@@ -7,6 +7,7 @@
 
 #include "exec/worker.hpp"
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 
 namespace cuboid::pipeline {
 namespace {
@@ -36,26 +37,44 @@ std::int64_t buffer_need(const std::vector<LocalPlan>& plans, std::size_t q,
 
 }  // namespace
 
+exec::PlanOptions plan_options_for(const std::vector<platform::ProcessorSpec>& processors,
+                                   std::size_t element_bytes, double budget_mib) {
+  using platform::ProcessorKind;
+  exec::PlanOptions o;
+  for (const auto& p : processors) {
+    const bool device = p.kind == ProcessorKind::device;
+    // Processors that copy (devices, staged) need several steps per piece for the copies of one
+    // to overlap the GEMM of another; the host works in place.
+    o.min_panels.push_back(p.kind == ProcessorKind::host ? 1 : 4);
+    o.buffer_cost.push_back(exec::buffer_cost(p, element_bytes));
+    if (p.kind == ProcessorKind::host) {
+      o.budget_elements.push_back(0);
+      continue;
+    }
+    double bytes = budget_mib * 1024.0 * 1024.0;
+    if (bytes <= 0) bytes = device ? 0.8 * double(p.memory_bytes) : 512.0 * 1024 * 1024;
+    if (device && p.memory_bytes > 0 && bytes > double(p.memory_bytes))
+      throw KeyedError("platform.memory_budget_mib",
+                       "platform.memory_budget_mib: " + human_bytes(bytes) +
+                           " exceeds the free memory of " + p.name + " (" +
+                           human_bytes(double(p.memory_bytes)) + ")");
+    o.budget_elements.push_back(std::int64_t(bytes / double(element_bytes)));
+  }
+  return o;
+}
+
 void require_supported(const GemmShape& shape, ScalarType type) {
   if (type != ScalarType::float32 && type != ScalarType::float64)
-    throw KeyedError("problem.precision", "the scalar type " + std::string(to_string(type)) +
-                                              " is not supported yet (float and double are)");
+    throw Unsupported("problem.precision", "the scalar type " + std::string(to_string(type)) +
+                                               " is not supported yet (float and double are)");
   if (shape.op_a != Op::none)
-    throw KeyedError("problem.trans_a",
-                     "op(A) = " + std::string(to_string(shape.op_a)) + " is not supported yet");
+    throw Unsupported("problem.trans_a",
+                      "op(A) = " + std::string(to_string(shape.op_a)) + " is not supported yet");
   if (shape.op_b != Op::none)
-    throw KeyedError("problem.trans_b",
-                     "op(B) = " + std::string(to_string(shape.op_b)) + " is not supported yet");
+    throw Unsupported("problem.trans_b",
+                      "op(B) = " + std::string(to_string(shape.op_b)) + " is not supported yet");
   if (shape.m < 0 || shape.n < 0 || shape.k < 0)
     throw std::invalid_argument("m, n and k must not be negative");
-  const std::int64_t rows[3] = {shape.m, shape.k, shape.m};
-  const std::int64_t lds[3] = {shape.lda, shape.ldb, shape.ldc};
-  const char* names[3] = {"lda", "ldb", "ldc"};
-  for (int x = 0; x < 3; ++x)
-    if (lds[x] != 0 && lds[x] != rows[x])
-      throw std::invalid_argument(std::string(names[x]) + " = " + std::to_string(lds[x]) +
-                                  ": only the stored rows (" + std::to_string(rows[x]) +
-                                  ") are supported yet");
 }
 
 template <class Scalar>

@@ -112,9 +112,17 @@ class LocalMultiply {
   exec::Engine<Scalar> engine_;
 };
 
-// Refuses, naming the argument, what the local multiply cannot compute yet (transposes,
-// leading dimensions other than the rows): kept in the signatures so that adding them changes
-// no caller.
+// What the planner needs to know of each processor: its memory budget (devices: 80 % of free
+// memory, staged: 512 MiB, unless `budget_mib` > 0; host: none, it works in place), the fewest
+// k-panels per piece (4 for processors that copy, so that copies overlap GEMMs) and what its
+// buffers cost. Throws KeyedError (platform.memory_budget_mib) for a budget above a device's
+// free memory.
+exec::PlanOptions plan_options_for(const std::vector<platform::ProcessorSpec>& processors,
+                                   std::size_t element_bytes, double budget_mib);
+
+// Refuses what the local multiply cannot compute yet (transposes, complex scalars), as
+// Unsupported naming the setting: kept in the signatures so that adding them changes no caller.
+// Leading dimensions are the views' own (a padded LayoutLeft view is a sub-matrix).
 void require_supported(const GemmShape& shape, ScalarType type);
 
 }  // namespace cuboid::pipeline

@@ -1,0 +1,63 @@
+#pragma once
+// cuboid's C++ interface: a Context owns a set of processors (the host's cores, staged
+// processors, GPUs), their speeds and their long-lived workers; Context::gemm computes
+// C <- alpha op(A) op(B) + beta C on column-major host matrices with all of them, on a partition
+// that follows their speeds. The contract (threads, Kokkos, errors, repeatability) is that of
+// the C interface in cuboid.h; here errors are exceptions: cuboid::Error, or KeyedError naming
+// the option at fault.
+#include <cuboid/error.hpp>
+#include <cuboid/gemm.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cuboid {
+
+struct ContextOptions {
+  std::vector<std::string> processors;  // empty: every execution space of the build
+  std::vector<double> speeds;           // GFLOP/s per processor; empty: cache, else measured
+  std::string speed_cache = "default";  // a path, "default" or "" (none)
+  std::string algorithm = "nrrp3d", discretization = "rounded";
+  double memory_budget_mib = 0;    // per staged processor or device; 0: the default
+  std::int64_t tile = 0;           // 0: chosen per call
+  double direct_below_flops = -1;  // < 0: the default crossover
+  bool reproducible = false;       // keep the first calibration's speeds for the context's life
+};
+
+// What the context did for its last call, for callers that report it.
+struct CallReport {
+  bool direct = false;         // one GEMM on one processor, no partition
+  double seconds = 0;          // the product (not calibration)
+  double calibration_s = 0;    // spent calibrating within this call (first call of a type)
+  std::string algorithm;       // the partition used ("" for a direct call)
+  std::vector<double> speeds;  // GFLOP/s per processor, as partitioned with
+};
+
+class Context {
+ public:
+  explicit Context(const ContextOptions& options = {});
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // C (m x n, leading dimension ldc) <- alpha op(A) op(B) + beta C, with BLAS's argument rules.
+  void gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+            const double* A, std::int64_t lda, const double* B, std::int64_t ldb, double beta,
+            double* C, std::int64_t ldc);
+  void gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+            const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta,
+            float* C, std::int64_t ldc);
+
+  // The speeds for a scalar type (calibrating on first use), GFLOP/s per processor.
+  std::vector<double> speeds(ScalarType type);
+  std::vector<std::string> processor_names() const;
+  const CallReport& last_call() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cuboid

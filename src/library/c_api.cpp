@@ -1,0 +1,141 @@
+// The C interface (include/cuboid/cuboid.h) over cuboid::Context: every exception becomes a
+// status and a message kept in the context; nothing escapes into C or Fortran.
+#include <cuboid/cuboid.h>
+
+#include <cuboid/cuboid.hpp>
+
+#include <cstring>
+#include <new>
+#include <sstream>
+#include <string>
+
+struct cuboid_context {
+  explicit cuboid_context(const cuboid::ContextOptions& o) : context(o) {}
+  cuboid::Context context;
+  std::string error;
+};
+
+namespace {
+
+std::vector<std::string> split_names(const char* list) {
+  std::vector<std::string> names;
+  if (!list) return names;
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ','))
+    if (!name.empty()) names.push_back(name);
+  return names;
+}
+
+cuboid::ContextOptions options_of(const cuboid_options* o) {
+  cuboid::ContextOptions x;
+  if (!o) return x;
+  x.processors = split_names(o->processors);
+  if (o->speeds && o->speed_count > 0) x.speeds.assign(o->speeds, o->speeds + o->speed_count);
+  if (o->speed_cache) x.speed_cache = o->speed_cache;
+  if (o->algorithm) x.algorithm = o->algorithm;
+  if (o->discretization) x.discretization = o->discretization;
+  x.memory_budget_mib = o->memory_budget_mib;
+  x.tile = o->tile;
+  x.direct_below_flops = o->direct_below_flops;
+  x.reproducible = o->reproducible != 0;
+  return x;
+}
+
+// Runs `f`, turning what it throws into a status and `message`.
+template <class F>
+cuboid_status guarded(std::string& message, F&& f) {
+  try {
+    f();
+    message.clear();
+    return CUBOID_SUCCESS;
+  } catch (const cuboid::Unsupported& e) {
+    message = e.what();
+    return CUBOID_UNSUPPORTED;
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+    return CUBOID_INVALID_ARGUMENT;
+  } catch (const std::bad_alloc&) {
+    message = "out of memory";
+    return CUBOID_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    message = e.what();
+    return CUBOID_RUNTIME_ERROR;
+  } catch (...) {
+    message = "an unknown error";
+    return CUBOID_RUNTIME_ERROR;
+  }
+}
+
+template <class Scalar>
+cuboid_status gemm(cuboid_context* ctx, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                   Scalar alpha, const Scalar* A, int64_t lda, const Scalar* B, int64_t ldb,
+                   Scalar beta, Scalar* C, int64_t ldc) {
+  if (!ctx) return CUBOID_INVALID_ARGUMENT;
+  return guarded(ctx->error, [&] {
+    const auto op_a = cuboid::parse_op(transa), op_b = cuboid::parse_op(transb);
+    if (!op_a)
+      throw cuboid::KeyedError("transa", std::string("transa '") + transa + "' is not N, T or C");
+    if (!op_b)
+      throw cuboid::KeyedError("transb", std::string("transb '") + transb + "' is not N, T or C");
+    ctx->context.gemm(*op_a, *op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+void cuboid_options_init(cuboid_options* options) {
+  if (!options) return;
+  std::memset(options, 0, sizeof *options);
+  options->direct_below_flops = -1;
+}
+
+cuboid_status cuboid_create(const cuboid_options* options, cuboid_context** context, char* error,
+                            int64_t error_size) {
+  if (!context) return CUBOID_INVALID_ARGUMENT;
+  *context = nullptr;
+  std::string message;
+  const cuboid_status s =
+      guarded(message, [&] { *context = new cuboid_context(options_of(options)); });
+  if (s != CUBOID_SUCCESS && error && error_size > 0) {
+    std::strncpy(error, message.c_str(), std::size_t(error_size - 1));
+    error[error_size - 1] = '\0';
+  }
+  return s;
+}
+
+void cuboid_destroy(cuboid_context* context) { delete context; }
+
+const char* cuboid_last_error(const cuboid_context* context) {
+  return context ? context->error.c_str() : "no context";
+}
+
+cuboid_status cuboid_dgemm(cuboid_context* context, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, double alpha, const double* A, int64_t lda, const double* B,
+                           int64_t ldb, double beta, double* C, int64_t ldc) {
+  return gemm(context, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+cuboid_status cuboid_sgemm(cuboid_context* context, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, float alpha, const float* A, int64_t lda, const float* B,
+                           int64_t ldb, float beta, float* C, int64_t ldc) {
+  return gemm(context, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+int cuboid_speeds(cuboid_context* context, char type, double* speeds, int capacity) {
+  if (!context) return -1;
+  std::vector<double> v;
+  const cuboid_status s = guarded(context->error, [&] {
+    if (type != 'd' && type != 's')
+      throw cuboid::KeyedError("type", std::string("type '") + type + "' is not 'd' or 's'");
+    v = context->context.speeds(type == 'd' ? cuboid::ScalarType::float64
+                                            : cuboid::ScalarType::float32);
+  });
+  if (s != CUBOID_SUCCESS) return -1;
+  for (int i = 0; i < capacity && std::size_t(i) < v.size(); ++i) speeds[i] = v[std::size_t(i)];
+  return int(v.size());
+}
+
+}  // extern "C"

@@ -1,0 +1,296 @@
+// cuboid::Context: the library's entry. A context resolves its processors once, calibrates each
+// scalar type on first use, keeps one local multiply per type (workers, threads, buffers) and a
+// plan per shape, and serialises the calls made on it.
+#include <cuboid/cuboid.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <tuple>
+
+#include "exec/calibrate.hpp"
+#include "exec/matrices.hpp"
+#include "kokkos_ext/compat.hpp"
+#include "partition/speeds.hpp"
+#include "pipeline/local_multiply.hpp"
+#include "platform/calibration.hpp"
+
+namespace cuboid {
+namespace {
+
+// Kokkos is initialised by the first context when the application has not done it, and then
+// finalised at exit: Kokkos 4 cannot be initialised again once finalised, so finalising with
+// the last context would break the next one.
+void require_kokkos() {
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  if (Kokkos::is_initialized()) return;
+  kokkos_ext::initialize();
+  std::atexit([] {
+    if (Kokkos::is_initialized()) Kokkos::finalize();
+  });
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A matrix the caller stores column-major with leading dimension `ld`, as a host view of its
+// `rows` x `cols` part (a padded LayoutLeft view: no copy).
+template <class Scalar>
+exec::HostMatrix<Scalar> wrap(Scalar* data, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  using Unmanaged = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Unmanaged whole(data, std::size_t(ld), std::size_t(cols));
+  return Kokkos::subview(whole, std::make_pair(std::int64_t(0), rows), Kokkos::ALL);
+}
+
+// The tile of a call: about a twelfth of its largest edge, a power of two in [32, 512], so that
+// the partition has room to follow the speeds without making GEMMs too small to run at rate.
+std::int64_t tile_for(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::int64_t target = std::max({m, n, k}) / 12;
+  std::int64_t t = 32;
+  while (t * 2 <= target && t < 512) t *= 2;
+  return t;
+}
+
+template <class Scalar>
+struct TypeState {
+  std::vector<platform::Speed> speeds;
+  std::unique_ptr<pipeline::LocalMultiply<Scalar>> local;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool>,
+           pipeline::LocalPlan>
+      plans;
+};
+
+}  // namespace
+
+struct Context::Impl {
+  ContextOptions options;
+  std::vector<platform::ProcessorSpec> specs;
+  partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
+  partition::Discretization discretization = partition::Discretization::rounded;
+  std::mutex mutex;  // one call at a time
+  CallReport last;
+  TypeState<float> f32;
+  TypeState<double> f64;
+
+  template <class Scalar>
+  TypeState<Scalar>& state() {
+    if constexpr (std::is_same_v<Scalar, float>)
+      return f32;
+    else
+      return f64;
+  }
+
+  // Speeds given, cached or measured (on the first call's shape, each edge capped at 2048).
+  template <class Scalar>
+  void calibrate(std::int64_t m, std::int64_t n, std::int64_t k) {
+    auto& st = state<Scalar>();
+    if (!st.speeds.empty()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!options.speeds.empty()) {
+      for (double s : options.speeds) st.speeds.push_back({s, "given"});
+    } else {
+      std::unique_ptr<platform::SpeedCache> cache;
+      if (!options.speed_cache.empty())
+        cache = std::make_unique<platform::SpeedCache>(options.speed_cache == "default"
+                                                           ? platform::default_speed_cache_path()
+                                                           : options.speed_cache);
+      else if (options.reproducible)
+        throw KeyedError("reproducible",
+                         "reproducible: needs given speeds or a speed cache to record them in");
+      exec::PlanOptions popt =
+          pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
+      const auto problem =
+          exec::calibration_problem(m, n, k, options.tile > 0 ? options.tile : tile_for(m, n, k),
+                                    algorithm, partition::Discretization::precise, popt);
+      std::ostringstream quiet;
+      st.speeds = platform::calibrate(
+          specs, std::string(to_string(scalar_type_of<Scalar>())), problem.describe(),
+          [&] { return exec::measure_rates<Scalar>(specs, problem, 0.25); }, cache.get(), false,
+          quiet);
+    }
+    std::vector<double> gflops;
+    for (const auto& s : st.speeds) gflops.push_back(s.gflops);
+    if (const auto problem = partition::speed_problem(gflops)) {
+      st.speeds.clear();
+      throw KeyedError("speeds", "the processors' speeds: " + *problem);
+    }
+    pipeline::LocalOptions lo;
+    lo.algorithm = algorithm, lo.discretization = discretization;
+    lo.plan = pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
+    st.local = std::make_unique<pipeline::LocalMultiply<Scalar>>(specs, gflops, lo);
+    last.calibration_s = seconds_since(t0);
+  }
+
+  // The first processor that computes in host memory, for the direct path; -1 when none does.
+  int host_processor() const {
+    for (std::size_t q = 0; q < specs.size(); ++q)
+      if (specs[q].kind == platform::ProcessorKind::host) return int(q);
+    return -1;
+  }
+
+  template <class Scalar>
+  void gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, Scalar alpha,
+            const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta,
+            Scalar* C, std::int64_t ldc);
+  template <class Scalar>
+  void scale(std::int64_t m, std::int64_t n, Scalar beta, Scalar* C, std::int64_t ldc);
+};
+
+namespace {
+
+void check_arguments(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                     std::int64_t lda, std::int64_t ldb, std::int64_t ldc, bool reads_ab,
+                     bool have_a, bool have_b, bool have_c) {
+  // The order of BLAS's own checks: dimensions, then leading dimensions.
+  if (m < 0) throw KeyedError("m", "m = " + std::to_string(m) + " is negative");
+  if (n < 0) throw KeyedError("n", "n = " + std::to_string(n) + " is negative");
+  if (k < 0) throw KeyedError("k", "k = " + std::to_string(k) + " is negative");
+  const std::int64_t a_rows = op_a == Op::none ? m : k, b_rows = op_b == Op::none ? k : n;
+  if (lda < std::max<std::int64_t>(1, a_rows))
+    throw KeyedError("lda", "lda = " + std::to_string(lda) + " is below the rows of A (" +
+                                std::to_string(a_rows) + ")");
+  if (ldb < std::max<std::int64_t>(1, b_rows))
+    throw KeyedError("ldb", "ldb = " + std::to_string(ldb) + " is below the rows of B (" +
+                                std::to_string(b_rows) + ")");
+  if (ldc < std::max<std::int64_t>(1, m))
+    throw KeyedError("ldc", "ldc = " + std::to_string(ldc) + " is below the rows of C (" +
+                                std::to_string(m) + ")");
+  if (m > 0 && n > 0 && !have_c) throw KeyedError("C", "C is a null pointer");
+  if (m > 0 && n > 0 && k > 0 && reads_ab && (!have_a || !have_b))
+    throw KeyedError(!have_a ? "A" : "B", std::string(!have_a ? "A" : "B") + " is a null pointer");
+}
+
+}  // namespace
+
+// C <- beta C on the m x n sub-matrix; beta = 0 writes zeros without reading C.
+template <class Scalar>
+void Context::Impl::scale(std::int64_t m, std::int64_t n, Scalar beta, Scalar* C,
+                          std::int64_t ldc) {
+  if (beta == Scalar(1)) return;
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i) {
+      Scalar& c = C[i + j * ldc];
+      c = beta == Scalar(0) ? Scalar(0) : beta * c;
+    }
+}
+
+template <class Scalar>
+void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                         Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B,
+                         std::int64_t ldb, Scalar beta, Scalar* C, std::int64_t ldc) {
+  last = CallReport{};
+  // With alpha = 0, A and B are not read (BLAS lets them be anything).
+  check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != Scalar(0), A, B, C);
+  if (m == 0 || n == 0) return;
+  if (k == 0 || alpha == Scalar(0)) {
+    scale(m, n, beta, C, ldc);
+    return;
+  }
+  pipeline::require_supported(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
+  const auto a = wrap(const_cast<Scalar*>(A), m, k, lda);
+  const auto b = wrap(const_cast<Scalar*>(B), k, n, ldb);
+  const auto c = wrap(C, m, n, ldc);
+  const double flops = gemm_flops(scalar_type_of<Scalar>(), m, n, k);
+  const double direct_below =
+      options.direct_below_flops >= 0 ? options.direct_below_flops : 2.0 * 384 * 384 * 384;
+  const int host = host_processor();
+  if (host >= 0 && (flops < direct_below || specs.size() == 1)) {
+    // One GEMM on the host's cores: partitioning cannot pay for itself here.
+    const auto t0 = std::chrono::steady_clock::now();
+    const Kokkos::DefaultHostExecutionSpace space;
+    kokkos_ext::gemm(space, alpha, a, b, beta, c);
+    space.fence();
+    last.direct = true;
+    last.seconds = seconds_since(t0);
+    return;
+  }
+  calibrate<Scalar>(m, n, k);
+  auto& st = state<Scalar>();
+  const std::int64_t tile = options.tile > 0 ? options.tile : tile_for(m, n, k);
+  const bool zero = beta == Scalar(0), one = beta == Scalar(1);
+  auto key = std::make_tuple(m, n, k, tile, zero, one);
+  auto it = st.plans.find(key);
+  if (it == st.plans.end()) {
+    pipeline::Product product{m, n, k, tile, zero, one, op_a, op_b};
+    it = st.plans.emplace(key, st.local->plan(product)).first;
+    st.local->reserve(it->second);
+  }
+  const auto res = st.local->multiply(it->second, a, b, c, alpha, beta);
+  last.seconds = res.seconds;
+  last.algorithm = std::string(partition::to_string(algorithm));
+  last.speeds = st.local->speeds();
+}
+
+Context::Context(const ContextOptions& options) : impl_(std::make_unique<Impl>()) {
+  Impl& x = *impl_;
+  x.options = options;
+  const auto algorithm = partition::parse_algorithm(options.algorithm);
+  if (!algorithm) throw KeyedError("algorithm", "unknown algorithm \"" + options.algorithm + "\"");
+  const auto discretization = partition::parse_discretization(options.discretization);
+  if (!discretization || *discretization == partition::Discretization::none)
+    throw KeyedError("discretization", "unknown discretization \"" + options.discretization + "\"");
+  x.algorithm = *algorithm, x.discretization = *discretization;
+  if (options.tile < 0) throw KeyedError("tile", "tile must not be negative");
+  require_kokkos();
+  try {
+    x.specs = platform::resolve_processors(
+        options.processors.empty() ? platform::default_processor_names() : options.processors,
+        "processors");
+  } catch (const Error& e) {
+    throw KeyedError("processors", e.what());
+  }
+  if (!options.speeds.empty() && options.speeds.size() != x.specs.size())
+    throw KeyedError("speeds", std::to_string(options.speeds.size()) + " speeds for " +
+                                   std::to_string(x.specs.size()) + " processors");
+}
+
+Context::~Context() = default;
+
+void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+                   const double* A, std::int64_t lda, const double* B, std::int64_t ldb,
+                   double beta, double* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->gemm(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                   const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta,
+                   float* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->gemm(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+std::vector<double> Context::speeds(ScalarType type) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<double> out;
+  auto collect = [&](const auto& st) {
+    for (const auto& s : st.speeds) out.push_back(s.gflops);
+  };
+  if (type == ScalarType::float32) {
+    impl_->calibrate<float>(2048, 2048, 2048);
+    collect(impl_->f32);
+  } else if (type == ScalarType::float64) {
+    impl_->calibrate<double>(2048, 2048, 2048);
+    collect(impl_->f64);
+  } else {
+    throw KeyedError("type",
+                     "the scalar type " + std::string(to_string(type)) + " is not supported yet");
+  }
+  return out;
+}
+
+std::vector<std::string> Context::processor_names() const {
+  std::vector<std::string> names;
+  for (const auto& s : impl_->specs) names.push_back(s.name);
+  return names;
+}
+
+const CallReport& Context::last_call() const { return impl_->last; }
+
+}  // namespace cuboid

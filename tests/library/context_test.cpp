@@ -1,0 +1,249 @@
+// The library's contract: correct products through the C++ and C interfaces (sub-matrices with
+// leading dimensions, BLAS's rules for alpha, beta, k, m and n), errors as exceptions and status
+// codes, bitwise-identical results with fixed speeds, and two contexts used from two threads.
+#include <gtest/gtest.h>
+
+#include <cuboid/cuboid.h>
+
+#include <cmath>
+#include <cstring>
+#include <cuboid/cuboid.hpp>
+#include <limits>
+#include <random>
+#include <thread>
+#include <vector>
+
+using cuboid::Op;
+
+namespace {
+
+struct Problem {
+  std::int64_t m, n, k, lda, ldb, ldc;
+  std::vector<double> A, B, C;
+  Problem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::int64_t pad, unsigned seed)
+      : m(m_), n(n_), k(k_), lda(m_ + pad), ldb(k_ + pad), ldc(m_ + pad) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    A.resize(std::size_t(lda * k));
+    B.resize(std::size_t(ldb * n));
+    C.resize(std::size_t(ldc * n));
+    for (auto* v : {&A, &B, &C})
+      for (auto& x : *v) x = u(rng);
+  }
+};
+
+// The largest |C - (alpha A B + beta C0)| over the sub-matrix, by a long-double triple loop,
+// and whether every element outside the sub-matrix is still what it was.
+double error_of(const Problem& p, const std::vector<double>& C0, const std::vector<double>& C,
+                double alpha, double beta, bool& outside_kept) {
+  double worst = 0;
+  outside_kept = true;
+  for (std::int64_t j = 0; j < p.n; ++j)
+    for (std::int64_t i = 0; i < p.ldc; ++i) {
+      const std::size_t at = std::size_t(i + j * p.ldc);
+      if (i >= p.m) {
+        outside_kept = outside_kept && std::memcmp(&C[at], &C0[at], sizeof(double)) == 0;
+        continue;
+      }
+      long double acc = 0;
+      for (std::int64_t l = 0; l < p.k; ++l)
+        acc += (long double)p.A[std::size_t(i + l * p.lda)] * p.B[std::size_t(l + j * p.ldb)];
+      const double want = double(alpha * acc) + (beta == 0 ? 0.0 : beta * C0[at]);
+      worst = std::max(worst, std::abs(C[at] - want));
+    }
+  return worst;
+}
+
+cuboid::ContextOptions two_processors() {
+  cuboid::ContextOptions o;
+  o.processors = {"host", "staged"};
+  o.speeds = {1.0, 1.0};
+  o.direct_below_flops = 0;  // always partition
+  o.tile = 32;
+  return o;
+}
+
+TEST(Context, MultipliesSubMatricesThroughThePartition) {
+  cuboid::Context ctx(two_processors());
+  for (auto [m, n, k, pad] :
+       {std::array<std::int64_t, 4>{150, 130, 170, 7}, {64, 64, 64, 0}, {200, 33, 90, 1}}) {
+    Problem p(m, n, k, pad, unsigned(m));
+    const auto C0 = p.C;
+    ctx.gemm(Op::none, Op::none, m, n, k, 1.5, p.A.data(), p.lda, p.B.data(), p.ldb, -0.5,
+             p.C.data(), p.ldc);
+    EXPECT_FALSE(ctx.last_call().direct);
+    bool kept = false;
+    EXPECT_LT(error_of(p, C0, p.C, 1.5, -0.5, kept), 1e-12 * double(k));
+    EXPECT_TRUE(kept) << "an element outside the sub-matrix was written";
+  }
+}
+
+TEST(Context, SmallProductsTakeTheDirectPath) {
+  cuboid::ContextOptions o = two_processors();
+  o.direct_below_flops = -1;
+  cuboid::Context ctx(o);
+  Problem p(64, 64, 64, 3, 5);
+  const auto C0 = p.C;
+  ctx.gemm(Op::none, Op::none, 64, 64, 64, 1.0, p.A.data(), p.lda, p.B.data(), p.ldb, 1.0,
+           p.C.data(), p.ldc);
+  EXPECT_TRUE(ctx.last_call().direct);
+  bool kept = false;
+  EXPECT_LT(error_of(p, C0, p.C, 1.0, 1.0, kept), 1e-12);
+  EXPECT_TRUE(kept);
+}
+
+TEST(Context, FollowsBlasRulesForAlphaBetaAndEmptyDimensions) {
+  cuboid::Context ctx(two_processors());
+  Problem p(96, 80, 64, 2, 9);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // beta = 0 never reads C: NaN in C must not reach the product.
+  std::fill(p.C.begin(), p.C.end(), nan);
+  const auto C0 = p.C;
+  ctx.gemm(Op::none, Op::none, p.m, p.n, p.k, 2.0, p.A.data(), p.lda, p.B.data(), p.ldb, 0.0,
+           p.C.data(), p.ldc);
+  bool kept = false;
+  EXPECT_LT(error_of(p, C0, p.C, 2.0, 0.0, kept), 1e-12 * 64);
+  EXPECT_TRUE(kept);
+  // alpha = 0 does not touch A or B (null pointers accepted) and scales C by beta.
+  Problem q(40, 30, 20, 1, 3);
+  const auto Q0 = q.C;
+  ctx.gemm(Op::none, Op::none, q.m, q.n, q.k, 0.0, nullptr, q.lda, nullptr, q.ldb, 3.0, q.C.data(),
+           q.ldc);
+  for (std::int64_t j = 0; j < q.n; ++j)
+    for (std::int64_t i = 0; i < q.m; ++i)
+      EXPECT_EQ(q.C[std::size_t(i + j * q.ldc)], 3.0 * Q0[std::size_t(i + j * q.ldc)]);
+  // k = 0: C <- beta C; m = 0 or n = 0: nothing at all, C may be null.
+  ctx.gemm(Op::none, Op::none, q.m, q.n, 0, 1.0, nullptr, q.lda, nullptr, 1, 0.0, q.C.data(),
+           q.ldc);
+  EXPECT_EQ(q.C[0], 0.0);
+  EXPECT_NO_THROW(
+      ctx.gemm(Op::none, Op::none, 0, 5, 5, 1.0, nullptr, 1, nullptr, 5, 1.0, nullptr, 1));
+}
+
+TEST(Context, RefusesBadArgumentsNamingThem) {
+  cuboid::Context ctx(two_processors());
+  std::vector<double> x(100, 1.0);
+  auto key_of = [&](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const cuboid::KeyedError& e) {
+      return e.key;
+    }
+    return "<none>";
+  };
+  EXPECT_EQ(key_of([&] {
+              ctx.gemm(Op::none, Op::none, 10, 5, 5, 1.0, x.data(), 9, x.data(), 5, 0.0, x.data(),
+                       10);
+            }),
+            "lda");
+  EXPECT_EQ(key_of([&] {
+              ctx.gemm(Op::none, Op::none, -1, 5, 5, 1.0, x.data(), 1, x.data(), 5, 0.0, x.data(),
+                       1);
+            }),
+            "m");
+  EXPECT_EQ(key_of([&] {
+              ctx.gemm(Op::transpose, Op::none, 4, 4, 4, 1.0, x.data(), 4, x.data(), 4, 0.0,
+                       x.data(), 4);
+            }),
+            "problem.trans_a");
+  EXPECT_EQ(key_of([] {
+              cuboid::ContextOptions o;
+              o.algorithm = "nope";
+              cuboid::Context bad(o);
+            }),
+            "algorithm");
+  EXPECT_THROW(
+      {
+        cuboid::ContextOptions o;
+        o.processors = {"gpu:7"};
+        cuboid::Context bad(o);
+      },
+      cuboid::KeyedError);
+}
+
+TEST(Context, GivenSpeedsRepeatBitForBit) {
+  Problem p(300, 260, 280, 0, 11);
+  std::vector<double> first;
+  for (int r = 0; r < 10; ++r) {
+    cuboid::ContextOptions o = two_processors();
+    o.reproducible = true;
+    o.speeds = {1.0, 3.0};
+    cuboid::Context ctx(o);
+    auto C = p.C;
+    ctx.gemm(Op::none, Op::none, p.m, p.n, p.k, 1.0, p.A.data(), p.lda, p.B.data(), p.ldb, 1.0,
+             C.data(), p.ldc);
+    if (r == 0)
+      first = C;
+    else
+      EXPECT_EQ(std::memcmp(C.data(), first.data(), C.size() * sizeof(double)), 0) << "run " << r;
+  }
+}
+
+// Two contexts, each driven by its own thread at the same time, both correct.
+TEST(Context, TwoContextsFromTwoThreads) {
+  std::vector<double> errors(2, 1.0);
+  std::vector<int> kept(2, 0);
+  auto work = [&](int t) {
+    cuboid::ContextOptions o;
+    o.processors = {t == 0 ? "host" : "staged"};
+    o.speeds = {1.0};
+    o.direct_below_flops = 0;
+    o.tile = 32;
+    cuboid::Context ctx(o);
+    for (int r = 0; r < 3; ++r) {
+      Problem p(120 + 10 * t, 100, 90, 1, unsigned(t * 10 + r));
+      const auto C0 = p.C;
+      ctx.gemm(Op::none, Op::none, p.m, p.n, p.k, 1.0, p.A.data(), p.lda, p.B.data(), p.ldb, 0.5,
+               p.C.data(), p.ldc);
+      bool ok = false;
+      errors[std::size_t(t)] = error_of(p, C0, p.C, 1.0, 0.5, ok);
+      kept[std::size_t(t)] = ok;
+    }
+  };
+  std::thread a(work, 0), b(work, 1);
+  a.join();
+  b.join();
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_LT(errors[std::size_t(t)], 1e-12 * 90) << "context " << t;
+    EXPECT_TRUE(kept[std::size_t(t)]);
+  }
+}
+
+TEST(CInterface, StatusCodesAndMessages) {
+  cuboid_options o;
+  cuboid_options_init(&o);
+  o.processors = "host,staged";
+  const double speeds[2] = {1.0, 1.0};
+  o.speeds = speeds;
+  o.speed_count = 2;
+  o.direct_below_flops = 0;
+  o.tile = 32;
+  cuboid_context* ctx = nullptr;
+  char error[256] = "";
+  ASSERT_EQ(cuboid_create(&o, &ctx, error, sizeof error), CUBOID_SUCCESS) << error;
+  Problem p(70, 60, 50, 2, 4);
+  const auto C0 = p.C;
+  EXPECT_EQ(cuboid_dgemm(ctx, 'n', 'N', p.m, p.n, p.k, 1.0, p.A.data(), p.lda, p.B.data(), p.ldb,
+                         1.0, p.C.data(), p.ldc),
+            CUBOID_SUCCESS);
+  bool kept = false;
+  EXPECT_LT(error_of(p, C0, p.C, 1.0, 1.0, kept), 1e-12 * 50);
+  EXPECT_EQ(std::string(cuboid_last_error(ctx)), "");
+  EXPECT_EQ(
+      cuboid_dgemm(ctx, 'x', 'N', 4, 4, 4, 1.0, p.A.data(), 4, p.B.data(), 4, 0.0, p.C.data(), 4),
+      CUBOID_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cuboid_last_error(ctx)).find("transa"), std::string::npos);
+  EXPECT_EQ(
+      cuboid_dgemm(ctx, 'T', 'N', 4, 4, 4, 1.0, p.A.data(), 4, p.B.data(), 4, 0.0, p.C.data(), 4),
+      CUBOID_UNSUPPORTED);
+  double got[4] = {0, 0, 0, 0};
+  EXPECT_EQ(cuboid_speeds(ctx, 'd', got, 4), 2);
+  EXPECT_EQ(got[1], 1.0);
+  cuboid_destroy(ctx);
+  o.processors = "host,nope";
+  EXPECT_EQ(cuboid_create(&o, &ctx, error, sizeof error), CUBOID_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_NE(std::string(error).find("nope"), std::string::npos) << error;
+}
+
+}  // namespace
