@@ -149,12 +149,17 @@ report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
   rec.partition_s =
       stats_of(column(out, &dist::RankFigures::phases, &dist::RankPhases::partition_s)).max;
   rec.reduce_s = stats_of(column(out, &dist::RankFigures::phases, &dist::RankPhases::reduce_s)).max;
-  for (const auto& r : out.per_rank)
+  for (const auto& r : out.per_rank) {
+    // A steal's victim is a processor of the same rank: its index in the record's list of every
+    // rank's processors starts after the earlier ranks' ones.
+    const int first = int(rec.processors.size());
     for (const auto& p : r.processors) {
       report::ProcessorRecord q = processor_record(p, total_speed, total_tasks, r.speed_factor);
       q.name = fmt::format("{}:{}", r.rank, p.name);
+      for (auto& steal : q.steals) steal.victim += first;
       rec.processors.push_back(q);
     }
+  }
   report::describe_process(rec);
   record_validation(rec, out);
   return rec;

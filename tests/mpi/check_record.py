@@ -75,6 +75,13 @@ def main():
         stolen = sum(p["done"]["stolen_steps"] for p in r["processors"])
         lost = sum(p["done"]["lost_steps"] for p in r["processors"])
         expect(stolen == lost, f"rank {r['rank']}: {stolen} steps stolen but {lost} taken")
+    # A steal's victim is another processor of the thief's own rank.
+    for p in j["processors"]:
+        for steal in p.get("steals", []):
+            victim = steal["victim"]
+            rank = p["name"].split(":")[0]
+            expect(isinstance(victim, str) and victim.split(":")[0] == rank and victim != p["name"],
+                   f"{p['name']} stole from {victim}, not another processor of its rank")
     if a.stolen:
         expect(any(p["done"]["stolen_steps"] > 0 for r in ranks for p in r["processors"]),
                "nothing was stolen")
