@@ -7,8 +7,10 @@
  *   one with cuboid_create() and keep it for many calls: it is the expensive part.
  * - One call at a time per context: calls on one context are serialised by the context (a second
  *   thread waits). Contexts are independent and may be used from different threads at once.
- * - Kokkos: the first context initialises it if the application has not; the last context
- *   destroyed finalises it only if a context initialised it.
+ * - Kokkos: the first context initialises it if the application has not, and then finalises it
+ *   at exit (never otherwise). Make that first context on the main thread (Kokkos finalises the
+ *   thread pool of the thread that initialised it), and destroy every context before main
+ *   returns.
  * - Errors: every function returns a status; cuboid_last_error() gives the message of the
  *   context's last failure. Nothing aborts the application.
  * - Results repeat bit for bit when the partition is fixed: given speeds, or
