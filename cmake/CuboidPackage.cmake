@@ -1,0 +1,44 @@
+# What `cmake --install` puts under a prefix, all of it for applications that link libcuboid.so
+# (src/library): the library with its SONAME links, the public headers include/cuboid/*, a CMake
+# package giving cuboid::cuboid (lib/cmake/cuboid) and a pkg-config file (lib/pkgconfig).
+# Nothing else is installed: the headers under src/ are internal, and the public ones include
+# none of them. Without libcuboid.so (a static Kokkos) nothing is installed at all.
+if(NOT TARGET cuboid_shared)
+  return()
+endif()
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS cuboid_shared EXPORT cuboidTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.h ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.hpp
+              ${PROJECT_SOURCE_DIR}/include/cuboid/error.hpp ${PROJECT_SOURCE_DIR}/include/cuboid/gemm.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuboid)
+
+set(_cuboid_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/cuboid)
+install(EXPORT cuboidTargets NAMESPACE cuboid:: DESTINATION ${_cuboid_cmake_dir}
+        FILE cuboidTargets.cmake)
+# The Kokkos the library was linked against: the package finds that one again and refuses
+# another, since a process holds one Kokkos.
+get_filename_component(CUBOID_KOKKOS_DIR "${Kokkos_DIR}" REALPATH)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/cuboidConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/package/cuboidConfig.cmake
+                              INSTALL_DESTINATION ${_cuboid_cmake_dir})
+# Before 1.0 a minor version may change the API, as the SONAME says (src/library).
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(_cuboid_compatibility SameMinorVersion)
+else()
+  set(_cuboid_compatibility SameMajorVersion)
+endif()
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/cuboidConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY ${_cuboid_compatibility})
+install(FILES ${PROJECT_BINARY_DIR}/package/cuboidConfig.cmake
+              ${PROJECT_BINARY_DIR}/package/cuboidConfigVersion.cmake
+        DESTINATION ${_cuboid_cmake_dir})
+
+# The .pc file finds its prefix from where it lies, so that `cmake --install --prefix` anywhere
+# gives a working one.
+file(RELATIVE_PATH CUBOID_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" CUBOID_PC_TO_PREFIX "${CUBOID_PC_TO_PREFIX}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/cuboid.pc.in ${PROJECT_BINARY_DIR}/package/cuboid.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/package/cuboid.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
