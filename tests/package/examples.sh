@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# package.examples: what an application sees of cuboid, from an installed prefix.
+#   examples.sh BUILD_DIR SOURCE_DIR KOKKOS_ROOT [CMAKE_GENERATOR]
+# Installs BUILD_DIR into a temporary prefix and checks that it holds the API and nothing else
+# (libcuboid.so and its links, include/cuboid/*, the CMake package, the pkg-config file) and
+# that the public headers include only each other and the standard library. Then configures
+# each of examples/{cpp,c,fortran} with find_package(cuboid) against that prefix (and the
+# Kokkos the build used), builds it, and runs it on "host" and on "host,staged"; the C example
+# is built once more with pkg-config alone. Every run must say its product is correct. The
+# Fortran example is skipped, with a message, where there is no gfortran.
+set -euo pipefail
+build=$(cd "${1:?usage: examples.sh BUILD_DIR SOURCE_DIR KOKKOS_ROOT [GENERATOR]}" && pwd)
+src=$(cd "${2:?}" && pwd)
+kokkos_root=${3:?}
+generator=${4:-}
+tmp=$(mktemp -d "$build/package-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "examples: $*" >&2; exit 1; }
+# Quiet on success; the whole log of a step that failed.
+step() {  # step LOG COMMAND...
+  local log=$1; shift
+  "$@" >"$log" 2>&1 || { cat "$log" >&2; fail "failed: $*"; }
+}
+
+prefix=$tmp/prefix
+step "$tmp/install.log" cmake --install "$build" --prefix "$prefix"
+unexpected=$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort |
+  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid\.pc)$' || true)
+[ -z "$unexpected" ] || fail "installed beyond the API: $(echo $unexpected)"
+for f in lib/libcuboid.so include/cuboid/cuboid.h include/cuboid/cuboid.hpp lib/cmake/cuboid/cuboidConfig.cmake lib/pkgconfig/cuboid.pc; do
+  [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+# An include of anything but another public header or a standard one (<cstdint>, <stdint.h>)
+# would need a header that is not installed.
+bad_includes=$(grep -H '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/cuboid/* |
+  grep -Ev '#[[:space:]]*include[[:space:]]*<(cuboid/[a-z_]+\.hp?p?|[a-z_]+|[a-z_]+\.h)>' || true)
+[ -z "$bad_includes" ] || fail "public headers include what is not installed:"$'\n'"$bad_includes"
+
+# Never the user's speed cache.
+export CUBOID_CACHE_DIR=$tmp/cache OMP_PROC_BIND=${OMP_PROC_BIND:-false}
+run() {  # run NAME PROGRAM: on each processor set, the product must be correct
+  for processors in host host,staged; do
+    local out
+    out=$("$2" "$processors" 2>&1) || { echo "$out" >&2; fail "$1 on $processors exited with $?"; }
+    grep -q "correct" <<<"$out" || { echo "$out" >&2; fail "$1 on $processors did not say correct"; }
+    echo "$out" | head -n 1
+  done
+}
+
+languages=(cpp c)
+if command -v gfortran >/dev/null; then
+  languages+=(fortran)
+else
+  echo "examples: no gfortran: the Fortran example is skipped"
+fi
+gen_args=()
+[ -z "$generator" ] || gen_args=(-G "$generator")
+for x in "${languages[@]}"; do
+  step "$tmp/$x-configure.log" cmake -S "$src/examples/$x" -B "$tmp/$x" "${gen_args[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" -DKokkos_ROOT="$kokkos_root"
+  step "$tmp/$x-build.log" cmake --build "$tmp/$x"
+  run "examples/$x" "$tmp/$x/cuboid-example-$x"
+done
+
+# The C example without CMake: the flags come from cuboid.pc; the run path is the caller's.
+command -v pkg-config >/dev/null || fail "pkg-config not found"
+flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs cuboid) \
+  || fail "pkg-config --cflags --libs cuboid failed"
+# shellcheck disable=SC2086  # the flags are words
+step "$tmp/c-pkgconfig.log" "${CC:-cc}" -std=c11 -O2 "$src/examples/c/main.c" $flags \
+  -Wl,-rpath,"$prefix/lib" -lm -o "$tmp/c-pkgconfig"
+run "examples/c (pkg-config: $flags)" "$tmp/c-pkgconfig"
+echo "examples: ${languages[*]} and c with pkg-config built against $prefix and correct on host and host,staged"
