@@ -1,0 +1,203 @@
+// What an application pays for multiplying through libcuboid.so instead of calling the BLAS
+// itself: warm calls of cuboid::Context::gemm and of cuboid_dgemm on one host processor against
+// a plain OpenBLAS dgemm of the same size, and the first call of a new context (creation, and
+// the calibration of the processors' speeds when none are given or cached). It links the
+// shared library and its public headers only, as an application does.
+//
+// The warm calls, median of 5 rounds run in random interleaved order (docs/library.md):
+//   cuboid-bench-library --benchmark_filter='/(64|3072)$' --benchmark_repetitions=5
+//                        --benchmark_enable_random_interleaving=true
+//                        --benchmark_report_aggregates_only=true
+// The first call: cuboid-bench-library --benchmark_filter=FirstCall --benchmark_repetitions=3
+#include <benchmark/benchmark.h>
+
+#include <cuboid/cuboid.h>
+#include <chrono>
+#include <cstdint>
+#include <cuboid/cuboid.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// OpenBLAS' Fortran interface, the call Kokkos Kernels' BLAS path makes too.
+extern "C" void dgemm_(const char* transa, const char* transb, const int* m, const int* n,
+                       const int* k, const double* alpha, const double* a, const int* lda,
+                       const double* b, const int* ldb, const double* beta, double* c,
+                       const int* ldc);
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Values in [-1, 1) from a fixed linear congruential sequence.
+std::vector<double> random_matrix(std::int64_t n, std::uint64_t seed) {
+  std::vector<double> x(std::size_t(n * n));
+  for (auto& v : x) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    v = double(seed >> 11) / double(1ULL << 52) - 1.0;
+  }
+  return x;
+}
+
+struct Square {
+  explicit Square(std::int64_t n_)
+      : n(n_), A(random_matrix(n_, 1)), B(random_matrix(n_, 2)), C(random_matrix(n_, 3)) {}
+  std::int64_t n;
+  std::vector<double> A, B, C;
+};
+
+void set_flops(benchmark::State& state, std::int64_t n) {
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * double(n) * double(n) * double(n),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+
+cuboid::ContextOptions host_only() {
+  cuboid::ContextOptions o;
+  o.processors = {"host"};
+  return o;
+}
+
+// One context for every warm call, made before the first one is timed: what an application
+// keeps for its whole run.
+cuboid::Context& host_context() {
+  static cuboid::Context context(host_only());
+  return context;
+}
+
+cuboid_context* host_c_context() {
+  static cuboid_context* context = [] {
+    cuboid_options o;
+    cuboid_options_init(&o);
+    o.processors = "host";
+    cuboid_context* c = nullptr;
+    char message[256];
+    if (cuboid_create(&o, &c, message, sizeof message) != CUBOID_SUCCESS)
+      throw std::runtime_error(message);
+    return c;
+  }();
+  return context;
+}
+
+void BM_OpenBLAS_dgemm(benchmark::State& state) {
+  Square s(state.range(0));
+  const int n = int(s.n);
+  const double one = 1, zero = 0;
+  dgemm_("N", "N", &n, &n, &n, &one, s.A.data(), &n, s.B.data(), &n, &zero, s.C.data(), &n);
+  for (auto _ : state) {
+    dgemm_("N", "N", &n, &n, &n, &one, s.A.data(), &n, s.B.data(), &n, &zero, s.C.data(), &n);
+    benchmark::DoNotOptimize(s.C.data());
+  }
+  set_flops(state, s.n);
+}
+
+void BM_Library_Host(benchmark::State& state) {
+  Square s(state.range(0));
+  auto& context = host_context();
+  const auto call = [&] {
+    context.gemm(cuboid::Op::none, cuboid::Op::none, s.n, s.n, s.n, 1.0, s.A.data(), s.n,
+                 s.B.data(), s.n, 0.0, s.C.data(), s.n);
+  };
+  call();
+  for (auto _ : state) {
+    call();
+    benchmark::DoNotOptimize(s.C.data());
+  }
+  set_flops(state, s.n);
+}
+
+void BM_Library_C_Host(benchmark::State& state) {
+  Square s(state.range(0));
+  cuboid_context* context = host_c_context();
+  const auto call = [&] {
+    if (cuboid_dgemm(context, 'N', 'N', s.n, s.n, s.n, 1.0, s.A.data(), s.n, s.B.data(), s.n, 0.0,
+                     s.C.data(), s.n) != CUBOID_SUCCESS)
+      throw std::runtime_error(cuboid_last_error(context));
+  };
+  call();
+  for (auto _ : state) {
+    call();
+    benchmark::DoNotOptimize(s.C.data());
+  }
+  set_flops(state, s.n);
+}
+
+// A new context and its first call, speeds neither given nor cached (no speed cache): with more
+// than one processor the call measures their speeds first. Counters: create_s (the
+// constructor), calibration_s (within the first call), first_call_s (the whole first call) and
+// warm_call_s (the second call, for comparison); the time is create_s + first_call_s.
+void first_call(benchmark::State& state, const std::vector<std::string>& processors) {
+  Square s(state.range(0));
+  cuboid::ContextOptions o;
+  o.processors = processors;
+  o.speed_cache = "";
+  double create_s = 0, calibration_s = 0, first_s = 0, warm_s = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cuboid::Context context(o);
+    const double created = seconds_since(t0);
+    const auto call = [&] {
+      const auto t = std::chrono::steady_clock::now();
+      context.gemm(cuboid::Op::none, cuboid::Op::none, s.n, s.n, s.n, 1.0, s.A.data(), s.n,
+                   s.B.data(), s.n, 0.0, s.C.data(), s.n);
+      return seconds_since(t);
+    };
+    const double first = call();
+    calibration_s += context.last_call().calibration_s;
+    warm_s += call();
+    create_s += created;
+    first_s += first;
+    state.SetIterationTime(created + first);
+  }
+  const auto avg = benchmark::Counter::kAvgIterations;
+  state.counters["create_s"] = benchmark::Counter(create_s, avg);
+  state.counters["calibration_s"] = benchmark::Counter(calibration_s, avg);
+  state.counters["first_call_s"] = benchmark::Counter(first_s, avg);
+  state.counters["warm_call_s"] = benchmark::Counter(warm_s, avg);
+}
+
+void BM_FirstCall_Host(benchmark::State& state) { first_call(state, {"host"}); }
+void BM_FirstCall_HostStaged(benchmark::State& state) { first_call(state, {"host", "staged"}); }
+
+}  // namespace
+
+BENCHMARK(BM_OpenBLAS_dgemm)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Arg(3072)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Library_Host)->Arg(64)->Arg(256)->Arg(1024)->Arg(3072)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Library_C_Host)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Arg(3072)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FirstCall_Host)
+    ->Arg(1024)
+    ->Arg(3072)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FirstCall_HostStaged)
+    ->Arg(1024)
+    ->Arg(3072)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+// The first context of the process also initialises Kokkos: timed here, once, before any
+// benchmark, and reported in the context block of the output.
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  host_context();
+  benchmark::AddCustomContext("first_context_s (Kokkos initialised)",
+                              std::to_string(seconds_since(t0)));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
