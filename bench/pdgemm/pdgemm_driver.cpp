@@ -42,8 +42,8 @@
 #include <string>
 #include <vector>
 
-#include "layout/layout.hpp"
 #include "exec/matrices.hpp"
+#include "layout/layout.hpp"
 
 extern "C" {
 void Cblacs_get(int context, int what, int* value);

@@ -27,9 +27,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "exec/plan.hpp"
 #include "layout/distribution.hpp"
 #include "layout/rank_zones.hpp"
-#include "exec/plan.hpp"
 #include "partition/box.hpp"
 
 namespace cuboid::dist {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "layout/layout.hpp"
 #include "exec/plan.hpp"
+#include "layout/layout.hpp"
 #include "partition/box.hpp"
 
 namespace cuboid::dist {

@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "exec/matrices.hpp"
 #include "layout/comm_plan.hpp"
-#include "mpi/communicator.hpp"
 #include "layout/distribution.hpp"
 #include "layout/rank_zones.hpp"
-#include "exec/matrices.hpp"
+#include "mpi/communicator.hpp"
 
 namespace cuboid::dist {
 

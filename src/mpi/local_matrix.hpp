@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "layout/distribution.hpp"
 #include "exec/matrices.hpp"
+#include "layout/distribution.hpp"
 
 namespace cuboid::dist {
 

@@ -6,11 +6,11 @@
 #include <numeric>
 #include <sstream>
 
-#include "mpi/exchange.hpp"
-#include "mpi/local_matrix.hpp"
+#include "kokkos_ext/compat.hpp"
 #include "layout/model.hpp"
 #include "layout/rank_zones.hpp"
-#include "kokkos_ext/compat.hpp"
+#include "mpi/exchange.hpp"
+#include "mpi/local_matrix.hpp"
 #include "partition/speeds.hpp"
 #include "pipeline/figures.hpp"
 #include "util/error.hpp"

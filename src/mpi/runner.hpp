@@ -16,12 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mpi/communicator.hpp"
-#include "mpi/rank_figures.hpp"
-#include "layout/rank_partition.hpp"
-#include "mpi/validate.hpp"
 #include "exec/fault.hpp"
 #include "exec/initial_c.hpp"
+#include "layout/rank_partition.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/rank_figures.hpp"
+#include "mpi/validate.hpp"
 #include "pipeline/local_multiply.hpp"
 #include "platform/calibration.hpp"
 #include "platform/processor.hpp"

@@ -40,8 +40,8 @@
 #include <cstdint>
 #include <string>
 
-#include "mpi/communicator.hpp"
 #include "layout/distribution.hpp"
+#include "mpi/communicator.hpp"
 #include "mpi/local_matrix.hpp"
 
 namespace cuboid::dist {

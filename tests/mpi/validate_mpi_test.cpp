@@ -5,12 +5,12 @@
 #include <cmath>
 #include <limits>
 
-#include "mpi/communicator.hpp"
-#include "mpi/local_matrix.hpp"
+#include "kokkos_ext/compat.hpp"
 #include "layout/model.hpp"
 #include "layout/rank_partition.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/local_matrix.hpp"
 #include "mpi/validate.hpp"
-#include "kokkos_ext/compat.hpp"
 
 namespace cuboid::dist {
 namespace {
