@@ -11,6 +11,11 @@
 #include <sstream>
 #include <tuple>
 
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "exec/calibrate.hpp"
 #include "exec/matrices.hpp"
 #include "kokkos_ext/compat.hpp"
@@ -28,6 +33,14 @@ void require_kokkos() {
   static std::mutex m;
   std::lock_guard<std::mutex> lock(m);
   if (Kokkos::is_initialized()) return;
+#if defined(__linux__)
+  // Kokkos finalises the thread pool of the thread that initialised it: started from another
+  // thread, the pool would outlive the process's exit unfreed.
+  if (::syscall(SYS_gettid) != ::getpid())
+    throw Error(
+        "Kokkos is not initialised and this is not the main thread: make the first cuboid "
+        "context on the main thread, or initialise Kokkos there first");
+#endif
   kokkos_ext::initialize();
   std::atexit([] {
     if (Kokkos::is_initialized()) Kokkos::finalize();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cuboid/cuboid.h>
+#include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -177,6 +178,24 @@ TEST(Context, GivenSpeedsRepeatBitForBit) {
     else
       EXPECT_EQ(std::memcmp(C.data(), first.data(), C.size() * sizeof(double)), 0) << "run " << r;
   }
+}
+
+// Kokkos started from a worker thread would leave that thread's pool behind at exit: the first
+// context refuses to start it there. Each test runs in a process of its own under ctest; run
+// after another test in one process, Kokkos is already up and there is nothing to refuse.
+TEST(Context, FirstContextOffTheMainThreadIsRefused) {
+  if (Kokkos::is_initialized()) GTEST_SKIP() << "Kokkos is already initialised in this process";
+  std::string message = "<no error>";
+  std::thread t([&] {
+    try {
+      cuboid::Context ctx(two_processors());
+    } catch (const cuboid::Error& e) {
+      message = e.what();
+    }
+  });
+  t.join();
+  EXPECT_NE(message.find("main thread"), std::string::npos) << message;
+  EXPECT_FALSE(Kokkos::is_initialized());
 }
 
 // Two contexts, each made and driven by its own thread at the same time, both correct. Kokkos
