@@ -105,6 +105,8 @@ struct Context::Impl {
     auto& st = state<Scalar>();
     if (!st.speeds.empty()) return;
     const auto t0 = std::chrono::steady_clock::now();
+    const exec::PlanOptions plan_options =
+        pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
     if (!options.speeds.empty()) {
       for (double s : options.speeds) st.speeds.push_back({s, "given"});
     } else {
@@ -116,11 +118,9 @@ struct Context::Impl {
       else if (options.reproducible)
         throw KeyedError("reproducible",
                          "reproducible: needs given speeds or a speed cache to record them in");
-      exec::PlanOptions popt =
-          pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
       const auto problem =
           exec::calibration_problem(m, n, k, options.tile > 0 ? options.tile : tile_for(m, n, k),
-                                    algorithm, partition::Discretization::precise, popt);
+                                    algorithm, partition::Discretization::precise, plan_options);
       std::ostringstream quiet;
       st.speeds = platform::calibrate(
           specs, std::string(to_string(scalar_type_of<Scalar>())), problem.describe(),
@@ -135,7 +135,7 @@ struct Context::Impl {
     }
     pipeline::LocalOptions lo;
     lo.algorithm = algorithm, lo.discretization = discretization;
-    lo.plan = pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
+    lo.plan = plan_options;
     st.local = std::make_unique<pipeline::LocalMultiply<Scalar>>(specs, gflops, lo);
     last.calibration_s = seconds_since(t0);
   }

@@ -24,15 +24,19 @@ std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers_of(
   return workers;
 }
 
-// The elements processor q's buffers need over all plans: with shared steps every processor's
-// buffers fit every step, whichever processor it belongs to.
-std::int64_t buffer_need(const std::vector<LocalPlan>& plans, std::size_t q,
-                         const exec::BufferCost& cost) {
+// The largest panels and block processor q's buffers must hold over all plans: with shared
+// steps every processor's buffers fit every step, whichever processor it belongs to.
+exec::ProcessorPlan widest_needs(const std::vector<LocalPlan>& plans, std::size_t q) {
   exec::ProcessorPlan all;
   for (const auto& p : plans)
     for (std::size_t r = 0; r < p.steps.processors.size(); ++r)
       if (r == q || p.steps.shared_steps) exec::widen_needs(all, p.steps.processors[r]);
-  return exec::buffer_elements(all, cost);
+  return all;
+}
+
+std::int64_t buffer_need(const std::vector<LocalPlan>& plans, std::size_t q,
+                         const exec::BufferCost& cost) {
+  return exec::buffer_elements(widest_needs(plans, q), cost);
 }
 
 }  // namespace
@@ -214,10 +218,7 @@ HostBuffers LocalMultiply<Scalar>::host_buffers(const std::vector<LocalPlan>& pl
       continue;
     }
     // A device's host staging: two of each of its largest panels and blocks.
-    exec::ProcessorPlan all;
-    for (const auto& lp : plans)
-      for (std::size_t r = 0; r < lp.steps.processors.size(); ++r)
-        if (r == q || lp.steps.shared_steps) exec::widen_needs(all, lp.steps.processors[r]);
+    const exec::ProcessorPlan all = widest_needs(plans, q);
     out.copying_bytes += 2.0 * (double(all.max_a) + double(all.max_b) + double(all.max_c)) * elem;
   }
   return out;
