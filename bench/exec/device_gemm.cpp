@@ -12,6 +12,9 @@
 //     and the share of the copy time the overlap hid (1 - stall_s / copy_s, both from CUDA
 //     events);
 //  3. host + device against the device alone (same budget: the first one given).
+// Both pipelines are planned as `cuboid run` plans (the local multiply, at least four k-panels
+// per device piece, the flops+link model with the rates measured here) and give the model's
+// time beside the measured one.
 // cuBLAS and the CUDA runtime are called directly here because they are the reference, not the
 // engine: the engine itself only reaches CUDA through src/platform/device_backend.cpp.
 #include <cublas_v2.h>
@@ -29,10 +32,12 @@
 
 #include "exec/engine.hpp"
 #include "exec/matrices.hpp"
+#include "exec/model.hpp"
 #include "exec/plan.hpp"
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "partition/strategy.hpp"
+#include "pipeline/local_multiply.hpp"
 #include "platform/device_backend.hpp"
 #include "platform/device_calls.hpp"
 #include "platform/processor.hpp"
@@ -150,41 +155,36 @@ ResidentResult device_resident(std::int64_t n, int reps, const Kokkos::Cuda& spa
 }
 
 struct PipelineResult {
-  double gflops = 0, seconds = 0;
+  double gflops = 0, seconds = 0, predicted_s = 0;
   int steps = 0;
   double stall_s = 0, copy_s = 0, busy_s = 0, h2d_bytes = 0, d2h_bytes = 0;
   std::vector<std::string> shares;  // per processor: name and share of the flops
 };
 
-// One engine run set-up (processors, speeds, budget for the device) timed over `reps` runs.
-PipelineResult pipeline(const std::vector<std::string>& names, const std::vector<double>& speeds,
-                        double budget_mib, std::int64_t n, std::int64_t tile, int reps,
+// One set-up (processors, their rates, the device budget) planned as `cuboid run` plans it --
+// through the local multiply, with the flops+link model and at least four k-panels per device
+// piece -- and timed over `reps` runs after a warm-up.
+PipelineResult pipeline(const std::vector<std::string>& names,
+                        const std::vector<exec::ProcessorRate>& rates, double budget_mib,
+                        std::int64_t n, std::int64_t tile, int reps,
                         const exec::HostMatrix<double>& A, const exec::HostMatrix<double>& B,
                         const exec::HostMatrix<double>& C) {
   const auto specs = platform::resolve_processors(names, "cuboid-device-bench");
-  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
-  exec::PlanOptions popt;
-  popt.beta_is_zero = true;
-  for (const auto& s : specs) {
-    workers.push_back(exec::make_worker<double>(s));
-    double bytes = 0;
-    if (s.kind == platform::ProcessorKind::device)
-      bytes = budget_mib > 0 ? budget_mib * 1024.0 * 1024.0 : 0.8 * double(s.memory_bytes);
-    popt.budget_elements.push_back(std::int64_t(bytes / sizeof(double)));
-  }
-  const std::int64_t t = (n + tile - 1) / tile;
-  const partition::TileExtent tiles{t, t, t};
-  const auto zones = partition::partition_tiles(partition::Algorithm::nrrp3d,
-                                                partition::Discretization::precise, speeds, tiles);
-  exec::Plan plan = exec::make_plan(zones, n, n, n, tile, popt);
-  std::vector<double> flops;
-  for (const auto& p : plan.processors) flops.push_back(p.flops);
-  exec::Engine<double> engine(std::move(workers));
-  engine.reserve(plan);
+  pipeline::LocalOptions o;
+  o.algorithm = partition::Algorithm::nrrp3d;
+  o.discretization = partition::Discretization::precise;
+  o.plan = pipeline::plan_options_for(specs, sizeof(double), budget_mib);
+  o.rates = rates;
+  std::vector<double> speeds;
+  for (const auto& r : rates) speeds.push_back(r.gflops);
+  pipeline::LocalMultiply<double> lm(specs, speeds, o);
+  const pipeline::LocalPlan plan = lm.plan(pipeline::Product{n, n, n, tile, true, false});
+  lm.reserve(plan);
   PipelineResult best;
   best.seconds = 1e30;
+  best.predicted_s = plan.prediction.total_s;
   for (int r = 0; r <= reps; ++r) {  // the first run is a warm-up
-    const auto res = engine.run(plan, A, B, C, 1.0, 0.0);
+    const auto res = lm.multiply(plan, A, B, C, 1.0, 0.0);
     if (r == 0 || res.seconds >= best.seconds) continue;
     best.seconds = res.seconds;
     best.steps = 0;
@@ -199,9 +199,10 @@ PipelineResult pipeline(const std::vector<std::string>& names, const std::vector
   }
   best.gflops = gflops(n, best.seconds);
   double total = 0;
-  for (double f : flops) total += f;
+  for (const auto& p : plan.steps.processors) total += p.flops;
   for (std::size_t q = 0; q < specs.size(); ++q)
-    best.shares.push_back(fmt::format("{} {:.0f}%", specs[q].name, 100.0 * flops[q] / total));
+    best.shares.push_back(
+        fmt::format("{} {:.1f}%", specs[q].name, 100.0 * plan.steps.processors[q].flops / total));
   return best;
 }
 
@@ -231,12 +232,13 @@ int run(const Options& opt) {
 
   std::ostringstream t1, t2, t3;
   t1 << "| n | cuBLAS dgemm GFLOP/s | cuboid gemm path GFLOP/s | ratio |\n|---|---|---|---|\n";
-  t2 << "| n | device budget | steps | GFLOP/s | fraction of cuBLAS | stall s | h2d GB | d2h GB | "
-        "input copy hidden |\n"
-        "|---|---|---|---|---|---|---|---|---|\n";
-  t3 << "| n | device budget | device alone GFLOP/s | host + device GFLOP/s | gain | flop shares "
-        "|\n"
-        "|---|---|---|---|---|---|\n";
+  t2 << "| n | device budget | steps | GFLOP/s | fraction of cuBLAS | s | model s | stall s | h2d "
+        "GB "
+        "| d2h GB | input copy hidden |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  t3 << "| n | device budget | device alone GFLOP/s | host + device GFLOP/s | gain | s | model s | "
+        "flop shares |\n"
+        "|---|---|---|---|---|---|---|---|\n";
   for (const std::int64_t n : opt.sizes) {
     std::cerr << "n = " << n << ": device-resident gemm\n";
     ResidentResult rr;
@@ -259,18 +261,22 @@ int run(const Options& opt) {
     exec::fill_random(B, 1, exec::MatrixId::B);
     exec::fill_value(C, 0.0);
     std::vector<double> device_alone(opt.budgets_mib.size(), 0);
+    // The device as the flops+link model sees it: its resident GEMM rate, its pinned links.
+    const exec::ProcessorRate device_rate{rr.ours, bw.h2d, bw.d2h};
     for (std::size_t bi = 0; bi < opt.budgets_mib.size(); ++bi) {
       const double budget = opt.budgets_mib[bi];
       std::cerr << "n = " << n << ": pipeline, device alone, budget " << budget_name(budget)
                 << "\n";
       try {
-        const auto p = pipeline({device}, {rr.ours}, budget, n, opt.tile, opt.reps, A, B, C);
+        const auto p = pipeline({device}, {device_rate}, budget, n, opt.tile, opt.reps, A, B, C);
         device_alone[bi] = p.gflops;
         const double hidden = p.copy_s > 0 ? 1.0 - p.stall_s / p.copy_s : 0.0;
         t2 << fmt::format(
-            "| {} | {} | {} | {:.0f} | {:.3f} | {:.3f} | {:.2f} | {:.2f} | {:.0f}% |\n", n,
-            budget_name(budget), p.steps, p.gflops, p.gflops / rr.cublas, p.stall_s,
-            p.h2d_bytes / 1e9, p.d2h_bytes / 1e9, 100 * hidden);
+            "| {} | {} | {} | {:.0f} | {:.3f} | {:.4f} | {:.4f} | {:.3f} | {:.2f} | {:.2f} | "
+            "{:.0f}% "
+            "|\n",
+            n, budget_name(budget), p.steps, p.gflops, p.gflops / rr.cublas, p.seconds,
+            p.predicted_s, p.stall_s, p.h2d_bytes / 1e9, p.d2h_bytes / 1e9, 100 * hidden);
       } catch (const std::exception& e) {
         t2 << fmt::format("| {} | {} | failed: {} | | | | | | |\n", n, budget_name(budget),
                           e.what());
@@ -286,13 +292,15 @@ int run(const Options& opt) {
         const double host_rate =
             host_worker->measure_gemm_rate(std::min<std::int64_t>(n, 4096), 2.0);
         host_worker.reset();
-        const auto p = pipeline({"host", device}, {host_rate, rr.ours}, budget, n, opt.tile,
-                                opt.reps, A, B, C);
+        const auto p =
+            pipeline({"host", device}, {exec::ProcessorRate{host_rate, 0, 0}, device_rate}, budget,
+                     n, opt.tile, opt.reps, A, B, C);
         std::string shares;
         for (const auto& s : p.shares) shares += (shares.empty() ? "" : ", ") + s;
-        t3 << fmt::format("| {} | {} | {:.0f} | {:.0f} | {:.3f} | {} |\n", n, budget_name(budget),
-                          device_alone.front(), p.gflops,
-                          device_alone.front() > 0 ? p.gflops / device_alone.front() : 0.0, shares);
+        t3 << fmt::format("| {} | {} | {:.0f} | {:.0f} | {:.3f} | {:.4f} | {:.4f} | {} |\n", n,
+                          budget_name(budget), device_alone.front(), p.gflops,
+                          device_alone.front() > 0 ? p.gflops / device_alone.front() : 0.0,
+                          p.seconds, p.predicted_s, shares);
       } catch (const std::exception& e) {
         t3 << fmt::format("| {} | {} | failed: {} | | | |\n", n, budget_name(budget), e.what());
       }

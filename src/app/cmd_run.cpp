@@ -230,6 +230,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
 
   Stopwatch clock;
   const auto speeds = speeds_for<Scalar>(d, specs, false, std::cerr);
+  auto rates = rates_for<Scalar>(d, specs, speeds, false, std::cerr);
   const double calibration_s = clock.seconds();
   check_speeds(d, speeds);
   std::vector<double> gflops;
@@ -240,6 +241,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const PartitionChoice choice = choose(d, specs, gflops, elem);
   pipeline::LocalOptions options = local_options_for(d, specs, elem);
   options.algorithm = choice.algorithm, options.discretization = choice.discretization;
+  options.rates = std::move(rates);
   pipeline::LocalMultiply<Scalar> lm(specs, gflops, options);
   pipeline::LocalPlan plan;
   try {
@@ -263,13 +265,15 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   report::describe_deck(rec, d);
   record_partition(rec, choice, plan, gflops, elem);
   rec.calibration_s = calibration_s, rec.partition_s = partition_s;
+  rec.predicted_s = plan.prediction.total_s;
+  rec.speed_model = lm.options().rates.empty() ? "flops" : "flops+link";
   std::vector<double> times;
   for (const auto& r : results) times.push_back(r.seconds);
   record_times(rec, times, gemm_flops(scalar_type_of<Scalar>(), pr.m, pr.n, pr.k));
   const exec::RunResult& med = results[pipeline::summarize_times(times).median_index];
   rec.prescale_s = med.prescale_s, rec.reduce_s = med.reduce_s;
   rec.units = med.units;
-  const double total_speed = std::accumulate(gflops.begin(), gflops.end(), 0.0);
+  const double total_speed = std::accumulate(plan.speeds.begin(), plan.speeds.end(), 0.0);
   const auto tiles = product.tiles();
   for (const auto& f : pipeline::processor_figures(lm, speeds, {plan}, med.workers))
     rec.processors.push_back(

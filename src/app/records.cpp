@@ -8,12 +8,12 @@ report::ProcessorRecord processor_record(const pipeline::ProcessorFigures& f, do
   const exec::WorkerStats& w = f.done;
   p.name = f.name, p.kind = f.kind, p.space = f.space, p.threads = f.threads;
   p.speed_gflops = f.speed_gflops, p.speed_source = f.speed_source;
-  p.target_share = total_speed > 0 ? f.speed_gflops * factor / total_speed : 0;
+  p.target_share = total_speed > 0 ? f.cut_gflops * factor / total_speed : 0;
   p.volume = f.tasks, p.volume_share = total_tasks > 0 ? f.tasks / total_tasks : 0;
   p.pieces = f.pieces, p.steps = w.steps;
   p.busy_s = w.busy_s, p.copy_s = w.copy_s, p.stall_s = w.stall_s, p.finish_s = w.finish_s;
   p.h2d_bytes = w.h2d_bytes, p.d2h_bytes = w.d2h_bytes, p.flops = w.flops;
-  p.predicted_s = f.speed_gflops > 0 ? f.planned_flops / (f.speed_gflops * 1e9) : 0;
+  p.predicted_s = f.predicted_s;
   p.stolen_steps = w.stolen_steps, p.lost_steps = w.lost_steps;
   p.stolen_flops = w.stolen_flops, p.steal_bytes = w.steal_bytes;
   for (const exec::StealRecord& r : w.steals)

@@ -1,7 +1,15 @@
 #include "app/setup.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <ostream>
+
 #include "exec/calibrate.hpp"
 #include "partition/speeds.hpp"
+#include "pipeline/rates.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -89,6 +97,29 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
       [&] { return exec::measure_rates<Scalar>(unslowed, problem, 0.25); }, cache.get(), fresh,
       progress);
 }
+
+template <class Scalar>
+std::vector<exec::ProcessorRate> rates_for(const deck::Deck& d,
+                                           const std::vector<platform::ProcessorSpec>& specs,
+                                           const std::vector<platform::Speed>& speeds, bool fresh,
+                                           std::ostream& progress) {
+  if (d.platform.speed_model_flops_only || !d.platform.measure_speeds) return {};
+  std::unique_ptr<platform::SpeedCache> cache;
+  if (d.platform.use_speed_cache)
+    cache = std::make_unique<platform::SpeedCache>(platform::default_speed_cache_path());
+  std::vector<double> gflops;
+  for (const auto& s : speeds) gflops.push_back(s.gflops);
+  auto rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), fresh, progress);
+  if (cache) cache->save();
+  return rates;
+}
+
+template std::vector<exec::ProcessorRate> rates_for<double>(
+    const deck::Deck&, const std::vector<platform::ProcessorSpec>&,
+    const std::vector<platform::Speed>&, bool, std::ostream&);
+template std::vector<exec::ProcessorRate> rates_for<float>(
+    const deck::Deck&, const std::vector<platform::ProcessorSpec>&,
+    const std::vector<platform::Speed>&, bool, std::ostream&);
 
 std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
   if (!d.platform.measure_speeds) return d.at("platform.speeds");

@@ -37,6 +37,18 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
                                         bool fresh, std::ostream& progress);
 
+// The rates of the "flops+link" speed model (platform.speed_model): a device's GEMM rate on its
+// own memory (at 8192^3, or the largest power of two whose three matrices take a quarter of its
+// memory) and its link each way (256 MiB: in from a host matrix through its staging ring,
+// packing included, as its panels travel; out as plain copies), measured apart through the
+// cache unless `fresh`; any other processor's rate is its speed. Empty -- the flops model --
+// with platform.speed_model = "flops", with given speeds, or when no processor is a device.
+template <class Scalar>
+std::vector<exec::ProcessorRate> rates_for(const deck::Deck& d,
+                                           const std::vector<platform::ProcessorSpec>& specs,
+                                           const std::vector<platform::Speed>& speeds, bool fresh,
+                                           std::ostream& progress);
+
 // Where the speeds came from, for messages about them: "deck.toml:7:10: platform.speeds", the
 // speed cache file, or measured speeds.
 std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds);

@@ -226,6 +226,15 @@ const std::map<std::string, Setter>& keys() {
     t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.platform.use_speed_cache = get_bool(n, at, k);
     };
+    t["platform.speed_model"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const std::string s = get_string(n, at, k);
+      if (s != "flops" && s != "flops+link")
+        fail(at, k,
+             "expected \"flops+link\" (a device's GEMM rate and link, measured apart) or "
+             "\"flops\" (one rate per processor, copies included), got " +
+                 describe(n));
+      d.platform.speed_model_flops_only = s == "flops";
+    };
     t["platform.staged_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
       double v = get_number(n, at, k);
       if (!(v > 0))

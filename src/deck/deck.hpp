@@ -31,6 +31,9 @@ struct Platform {
   std::vector<double> speeds;    // given speeds, when not measured
   double memory_budget_mib = 0;  // 0: automatic, per processor
   bool use_speed_cache = true;
+  // platform.speed_model: "flops+link" (false: a device's GEMM rate and link are measured
+  // apart and the partition weighs both) or "flops" (true: one rate per processor).
+  bool speed_model_flops_only = false;
   double staged_link_gbs = 0;        // 0: staged copies run at memcpy speed
   double staged_copy_jitter_us = 0;  // test mode: random delays before staged copies
   // Test and benchmark mode: per processor, a factor by which its GEMMs are slowed from

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <thread>
 #include <type_traits>
 
 #include "exec/backends.hpp"
@@ -51,9 +50,7 @@ class StagedWorker final : public Worker<Scalar> {
       : Worker<Scalar>(spec),
         queues_(spec),
         // A device has no cores of its own: it borrows a few for packing.
-        copy_threads_(spec.threads > 0
-                          ? spec.threads
-                          : std::max(1, std::min(4, int(std::thread::hardware_concurrency())))) {}
+        copy_threads_(spec.threads > 0 ? spec.threads : platform::device_copy_threads()) {}
 
   // What its buffers cost against its memory budget (see make_plan): the C staging and the
   // input ring count too when they live in the same memory as the buffers.
@@ -204,6 +201,48 @@ class StagedWorker final : public Worker<Scalar> {
     Kokkos::deep_copy(b, Scalar(0.25));
     const Block A(a.data(), s, s), B(b.data(), s, s), C(c.data(), s, s);
     return best_gemm_rate(queues_.compute_space(), A, B, C, s, max_seconds);
+  }
+
+  // In: a host matrix of `bytes` through upload() -- packing into the staging ring included, as
+  // every panel travels. Out: plain copies into staging (a drain's unpacking overlaps them).
+  typename Worker<Scalar>::Link measure_link(std::size_t bytes) override {
+    const std::int64_t rows = 4096;
+    const std::int64_t cols =
+        std::max<std::int64_t>(1, std::int64_t(bytes / sizeof(Scalar)) / rows);
+    HostMatrix<Scalar> M(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::M"),
+                         rows, cols);
+    Kokkos::deep_copy(M, Scalar(0.5));
+    const std::size_t moved = std::size_t(rows * cols) * sizeof(Scalar);
+    Buffer d("cuboid::calibrate::memory", std::size_t(rows * cols));
+    Kokkos::View<unsigned char*, staging_space> h("cuboid::calibrate::staging", moved);
+    const std::int64_t chunk = kChunkBytes / std::int64_t(sizeof(Scalar));
+    if (std::int64_t(ring_.extent(0)) < kRing * chunk || chunk_ < chunk) {
+      chunk_ = std::max(chunk_, chunk);
+      ring_ = Staging(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::ring"),
+                      std::size_t(kRing * chunk_));
+    }
+    queues_.begin_run();  // the copies' events come from the run's pool
+    ring_free_ = {};
+    WorkerStats st;
+    auto best = [&](Lane lane) {
+      double t = 1e300;
+      for (int r = 0; r < 4; ++r) {  // the first copy pays for first touches: not counted
+        const double t0 = now_seconds();
+        if (lane == lane_in)
+          upload(d.data(), M, 0, rows, 0, cols, st);
+        else
+          queues_.download(lane, h.data(), d.data(), moved);
+        queues_.sync(queues_.record(lane));
+        if (r > 0) t = std::min(t, now_seconds() - t0);
+      }
+      return double(moved) / t / 1e9;
+    };
+    typename Worker<Scalar>::Link link;
+    link.h2d_gbs = best(lane_in);
+    link.d2h_gbs = best(lane_out);
+    queues_.finish();
+    ring_free_ = {};
+    return link;
   }
 
  private:

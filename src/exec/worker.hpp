@@ -67,6 +67,12 @@ class Worker {
   virtual WorkerStats execute(StepSource& source, const RunContext<Scalar>& ctx, double t0) = 0;
   // GEMM rate (GFLOP/s) on data in the processor's own memory, for an s x s x s product.
   virtual double measure_gemm_rate(std::int64_t s, double max_seconds) = 0;
+  // A processor that copies: GB/s of its link each way (host staging to its memory, back),
+  // the best of a few copies of `bytes` through its own queues. {0, 0}: it works in place.
+  struct Link {
+    double h2d_gbs = 0, d2h_gbs = 0;
+  };
+  virtual Link measure_link(std::size_t /*bytes*/) { return {}; }
 
  protected:
   explicit Worker(platform::ProcessorSpec spec) : spec_(std::move(spec)) {}

@@ -21,6 +21,7 @@
 #include "kokkos_ext/compat.hpp"
 #include "partition/speeds.hpp"
 #include "pipeline/local_multiply.hpp"
+#include "pipeline/rates.hpp"
 #include "platform/calibration.hpp"
 
 namespace cuboid {
@@ -136,6 +137,17 @@ struct Context::Impl {
     pipeline::LocalOptions lo;
     lo.algorithm = algorithm, lo.discretization = discretization;
     lo.plan = plan_options;
+    // Measured speeds: a device is modelled with its GEMM rate and link (flops+link).
+    if (options.speeds.empty()) {
+      std::unique_ptr<platform::SpeedCache> cache;
+      if (!options.speed_cache.empty())
+        cache = std::make_unique<platform::SpeedCache>(options.speed_cache == "default"
+                                                           ? platform::default_speed_cache_path()
+                                                           : options.speed_cache);
+      std::ostringstream quiet;
+      lo.rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), false, quiet);
+      if (cache) cache->save();
+    }
     st.local = std::make_unique<pipeline::LocalMultiply<Scalar>>(specs, gflops, lo);
     last.calibration_s = seconds_since(t0);
   }

@@ -13,7 +13,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkerStats, busy_s, copy_s, stall_s, finish_
 namespace cuboid::pipeline {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessorFigures, name, kind, space, threads, speed_gflops,
-                                   speed_source, tasks, pieces, planned_flops, done)
+                                   speed_source, tasks, pieces, planned_flops, predicted_s,
+                                   cut_gflops, done)
 
 }  // namespace cuboid::pipeline
 

@@ -49,7 +49,10 @@ std::vector<ProcessorFigures> processor_figures(const LocalMultiply<Scalar>& lm,
     for (const auto& lp : plans) {
       const auto& pp = lp.steps.processors[q];
       f.tasks += pp.tasks, f.pieces += pp.pieces, f.planned_flops += pp.flops;
+      if (q < lp.prediction.seconds.size()) f.predicted_s += lp.prediction.seconds[q];
     }
+    f.cut_gflops = !plans.empty() && q < plans.front().speeds.size() ? plans.front().speeds[q]
+                                                                     : f.speed_gflops;
     if (q < done.size()) f.done = done[q];
     out.push_back(std::move(f));
   }

@@ -31,6 +31,8 @@ struct ProcessorFigures {
   double tasks = 0;  // tile tasks of its zones, over the products
   int pieces = 0;    // boxes of its zones, over the products
   double planned_flops = 0;
+  double predicted_s = 0;  // the model's time for its steps, over the products
+  double cut_gflops = 0;   // the speed its zone was cut by (the first product's)
   exec::WorkerStats done;  // what it did (the median repetition)
 };
 

@@ -106,43 +106,78 @@ LocalMultiply<Scalar>::LocalMultiply(std::vector<platform::ProcessorSpec> proces
 }
 
 template <class Scalar>
+LocalPlan LocalMultiply<Scalar>::plan_one(const Product& product, const std::vector<double>& speeds,
+                                          const std::vector<std::int64_t>& budgets) const {
+  const LocalOptions& o = options_;
+  const bool movable_steps = o.schedule != exec::StealPolicy::static_plan || o.task_tiles > 0;
+  LocalPlan lp;
+  lp.product = product;
+  lp.speeds = speeds;
+  const partition::TileExtent tiles = product.tiles();
+  try {
+    lp.zones = partition::processor_zones(o.algorithm, o.discretization, speeds, tiles);
+  } catch (const partition::TooLarge& e) {
+    throw KeyedError("partition.discretization",
+                     "partition.discretization = \"" +
+                         std::string(partition::to_string(o.discretization)) + "\" on " +
+                         describe(tiles) + " tiles: " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw KeyedError("partition.algorithm", "partition." +
+                                                std::string(partition::to_string(o.algorithm)) +
+                                                " on " + describe(tiles) + " tiles: " + e.what());
+  }
+  exec::PlanOptions popt = o.plan;
+  popt.budget_elements = budgets;
+  popt.beta_is_zero = product.beta_is_zero;
+  popt.beta_is_one = product.beta_is_one;
+  const auto& p = product;
+  try {
+    if (movable_steps)
+      lp.task_tiles = exec::plan_for_stealing(popt, lp.zones, p.m, p.n, p.k, p.tile, o.task_tiles);
+    lp.steps = exec::make_plan(lp.zones, p.m, p.n, p.k, p.tile, popt);
+  } catch (const std::runtime_error& e) {
+    throw KeyedError("platform.memory_budget_mib",
+                     "platform.memory_budget_mib: " + std::string(e.what()) + " of " +
+                         std::to_string(p.tile) + " (problem.tile)");
+  }
+  return lp;
+}
+
+template <class Scalar>
 std::vector<LocalPlan> LocalMultiply<Scalar>::plan_with(
     const std::vector<Product>& products, const std::vector<std::int64_t>& budgets) const {
   const LocalOptions& o = options_;
-  const bool movable_steps = o.schedule != exec::StealPolicy::static_plan || o.task_tiles > 0;
   std::vector<LocalPlan> plans;
   for (const Product& product : products) {
     require_supported(GemmShape{product.op_a, product.op_b, product.m, product.n, product.k},
                       scalar_type_of<Scalar>());
+    // The flops model cuts once by the speeds as given; the flops+link model cuts again by
+    // the rate each processor reaches on its zone (flops over predicted time; a geometric mean
+    // with the last speeds damps the swings) and keeps the cut that finishes first.
+    std::vector<exec::ProcessorRate> rates = o.rates;
+    const bool linked = std::any_of(rates.begin(), rates.end(),
+                                    [](const exec::ProcessorRate& r) { return r.copies(); });
+    if (rates.empty())
+      for (double s : speeds_) rates.push_back(exec::ProcessorRate{s, 0, 0});
+    std::vector<double> speeds = speeds_;
     LocalPlan lp;
-    lp.product = product;
-    const partition::TileExtent tiles = product.tiles();
-    try {
-      lp.zones = partition::processor_zones(o.algorithm, o.discretization, speeds_, tiles);
-    } catch (const partition::TooLarge& e) {
-      throw KeyedError("partition.discretization",
-                       "partition.discretization = \"" +
-                           std::string(partition::to_string(o.discretization)) + "\" on " +
-                           describe(tiles) + " tiles: " + e.what());
-    } catch (const std::invalid_argument& e) {
-      throw KeyedError("partition.algorithm", "partition." +
-                                                  std::string(partition::to_string(o.algorithm)) +
-                                                  " on " + describe(tiles) + " tiles: " + e.what());
-    }
-    exec::PlanOptions popt = o.plan;
-    popt.budget_elements = budgets;
-    popt.beta_is_zero = product.beta_is_zero;
-    popt.beta_is_one = product.beta_is_one;
-    const auto& p = product;
-    try {
-      if (movable_steps)
-        lp.task_tiles =
-            exec::plan_for_stealing(popt, lp.zones, p.m, p.n, p.k, p.tile, o.task_tiles);
-      lp.steps = exec::make_plan(lp.zones, p.m, p.n, p.k, p.tile, popt);
-    } catch (const std::runtime_error& e) {
-      throw KeyedError("platform.memory_budget_mib",
-                       "platform.memory_budget_mib: " + std::string(e.what()) + " of " +
-                           std::to_string(p.tile) + " (problem.tile)");
+    constexpr int kCuts = 8;
+    for (int cut = 0; cut < (linked ? kCuts : 1); ++cut) {
+      LocalPlan trial = plan_one(product, speeds, budgets);
+      trial.prediction = exec::predict(trial.steps, rates, sizeof(Scalar));
+      const bool better = cut == 0 || trial.prediction.total_s < lp.prediction.total_s;
+      std::vector<double> next = speeds;
+      double slowest = 0, fastest = 1e300;
+      for (std::size_t q = 0; q < speeds.size(); ++q) {
+        const double flops = trial.steps.processors[q].flops, t = trial.prediction.seconds[q];
+        if (flops > 0 && t > 0) {
+          next[q] = std::sqrt(speeds[q] * flops / t / 1e9);
+          slowest = std::max(slowest, t), fastest = std::min(fastest, t);
+        }
+      }
+      if (better) lp = std::move(trial);
+      if (slowest <= fastest * 1.01) break;
+      speeds = next;
     }
     plans.push_back(std::move(lp));
   }

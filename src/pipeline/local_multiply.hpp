@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "exec/engine.hpp"
+#include "exec/model.hpp"
 #include "exec/plan.hpp"
 #include "exec/schedule.hpp"
 #include "partition/box.hpp"
@@ -36,6 +37,12 @@ struct LocalOptions {
   // Per processor: memory budgets, fewest k-panels per piece, buffer costs. The beta flags are
   // set per product.
   exec::PlanOptions plan;
+  // The "flops+link" speed model: per processor, its GEMM rate on its own memory and its link.
+  // When a processor copies, the partition is not cut by the speeds as given but by the rates
+  // each processor reaches on its zone under the model (found by re-cutting until the
+  // predicted finishing times agree). Empty: the speeds as given, each zone's time its flops at
+  // its speed (the "flops" model).
+  std::vector<exec::ProcessorRate> rates;
 };
 
 // One product of the local multiply: C (m x n) <- alpha op(A) op(B) + beta C, op(A) m x k and
@@ -56,6 +63,8 @@ struct LocalPlan {
   std::vector<partition::TileZone> zones;  // one per processor, in the product's tiles
   exec::Plan steps;
   std::int64_t task_tiles = 0;  // as chosen (0: pieces whole)
+  std::vector<double> speeds;   // what the zones were cut by (GFLOP/s)
+  exec::Prediction prediction;  // the model's times for these steps
 };
 
 // What the engine allocates on the host for a set of plans, beyond the matrices: partial C
@@ -106,6 +115,8 @@ class LocalMultiply {
  private:
   std::vector<LocalPlan> plan_with(const std::vector<Product>& products,
                                    const std::vector<std::int64_t>& budgets) const;
+  LocalPlan plan_one(const Product& product, const std::vector<double>& speeds,
+                     const std::vector<std::int64_t>& budgets) const;
   std::vector<platform::ProcessorSpec> processors_;
   std::vector<double> speeds_;
   LocalOptions options_;

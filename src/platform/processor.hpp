@@ -37,6 +37,10 @@ std::string to_string(ProcessorKind k);
 // What `platform.processors` defaults to: the host and every device of the build.
 std::vector<std::string> default_processor_names();
 
+// Host threads a device processor packs its inputs with (a quarter of the cores, 1 to 4): the
+// host-side processors are given the rest.
+int device_copy_threads();
+
 // Resolves names to processors, splitting host cores between host-side processors. Throws
 // cuboid::Error naming `where` when a processor does not exist in this build or on this node.
 std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& names,

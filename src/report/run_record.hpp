@@ -90,6 +90,11 @@ struct RunRecord {
   int partial_buffers = 0;
   double partial_bytes = 0;
   double partition_s = 0, calibration_s = 0;
+  // The time model of the plan that ran: "flops" (each processor's flops at its speed) or
+  // "flops+link" (devices: GEMM rate and link, copies overlapping GEMMs), and its run time
+  // (the slowest processor plus the split-k reduction). 0: not modelled (a distributed run).
+  std::string speed_model = "flops";
+  double predicted_s = 0;
 
   // How steps were shared out (docs/scheduling.md): "static", "random" or "cheapest"; the C
   // block side (tiles) steps were cut to so that they can move (0: pieces whole), and the

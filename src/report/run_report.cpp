@@ -109,6 +109,9 @@ void print_summary(std::ostream& os, const RunRecord& r) {
       "beta pre-pass {:.4f} s, reduction {:.4f} s\n",
       r.median_s, r.min_s, r.max_s, r.repetitions, r.warmup, r.prescale_s, r.reduce_s);
   os << fmt::format("rate       {:.2f} GFLOP/s (2mnk / median time)\n", r.gflops);
+  if (r.predicted_s > 0)
+    os << fmt::format("model      {:.4f} s predicted ({} speed model), measured/predicted {:.2f}\n",
+                      r.predicted_s, r.speed_model, r.median_s / r.predicted_s);
   if (!r.c_hashes.empty()) {
     const bool same = std::all_of(r.c_hashes.begin(), r.c_hashes.end(),
                                   [&](const std::string& h) { return h == r.c_hashes.front(); });
@@ -261,13 +264,20 @@ json execution_json(const RunRecord& r) {
   return j;
 }
 
-// The time model: every processor runs its flops at its speed, all at once; the slowest one
-// sets the time. Communication is not in it (its bytes are, under "communication").
+// The time model: every processor runs its steps at its speed (a device: at its GEMM rate, its
+// copies at its link's, overlapped as its pipeline overlaps them), all at once; the slowest one
+// and the split-k reduction set the time. Communication is not in it (its bytes are, under
+// "communication").
 json model_json(const RunRecord& r) {
   double compute_s = 0;
   for (const auto& p : r.processors) compute_s = std::max(compute_s, p.predicted_s);
-  return {{"compute_s", compute_s},
-          {"basis", "max over processors of flops / measured (or given) speed"}};
+  json j = {{"compute_s", compute_s}, {"speed_model", r.speed_model}};
+  j["basis"] = r.speed_model == "flops+link"
+                   ? "max over processors of the plan's steps: flops at the GEMM rate; a device's "
+                     "copies at its measured link, overlapping its GEMMs; plus the reduction"
+                   : "max over processors of flops / measured (or given) speed";
+  if (r.predicted_s > 0) j["predicted_s"] = r.predicted_s;
+  return j;
 }
 
 }  // namespace

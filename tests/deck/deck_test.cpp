@@ -30,6 +30,7 @@ TEST(Deck, DefaultsWhenEmpty) {
   EXPECT_EQ(d.problem.m, 1024);
   EXPECT_EQ(d.problem.tile, 256);
   EXPECT_TRUE(d.platform.measure_speeds);
+  EXPECT_FALSE(d.platform.speed_model_flops_only);
   EXPECT_TRUE(d.platform.processors.empty());
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::nrrp3d);
   EXPECT_EQ(d.partition.discretization, cuboid::partition::Discretization::stepped);
@@ -53,6 +54,7 @@ processors = ["host", "staged"]
 speeds = [1.0, 3]
 memory_budget_mib = 1.5
 staged_link_gbs = 4
+speed_model = "flops"
 staged_copy_jitter_us = 250
 slowdown = [1, 2.5]
 slowdown_after_s = 0.25
@@ -75,6 +77,7 @@ task_tiles = 3
   EXPECT_FALSE(d.platform.measure_speeds);
   EXPECT_DOUBLE_EQ(d.platform.speeds[1], 3.0);
   EXPECT_DOUBLE_EQ(d.platform.staged_link_gbs, 4.0);
+  EXPECT_TRUE(d.platform.speed_model_flops_only);
   EXPECT_DOUBLE_EQ(d.platform.staged_copy_jitter_us, 250.0);
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::grid);
   EXPECT_FALSE(d.run.validate);
@@ -208,6 +211,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "[platform]\nmemory_budget_mib = 0\n",
                 {},
                 "platform.memory_budget_mib: must be positive"},
+        BadDeck{"speed_model_unknown",
+                "[platform]\nspeed_model = \"link\"\n",
+                {},
+                "platform.speed_model: expected \"flops+link\""},
         BadDeck{"link_zero",
                 "[platform]\nstaged_link_gbs = 0\n",
                 {},

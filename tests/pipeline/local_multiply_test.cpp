@@ -128,3 +128,32 @@ TEST(LocalMultiply, MultipliesWithEverySchedule) {
 }
 
 }  // namespace
+
+// With a processor that copies over a slow link, cutting by the GEMM rates alone floods it; the
+// flops+link model re-cuts by the rates each processor reaches and keeps the cut that finishes
+// first. (Times need not end equal: a smaller zone of another shape can cost as many copies.)
+TEST(LocalMultiply, TheLinkModelCutsByWhatEachProcessorReaches) {
+  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  const std::int64_t budget = exec::buffer_cost(specs[1], 8).fixed + (std::int64_t(1) << 24);
+  const std::vector<exec::ProcessorRate> rates = {{100, 0, 0}, {2000, 4, 4}};
+  const pipeline::Product product{4096, 4096, 4096, 256, true, false};
+
+  pipeline::LocalOptions flops = options_for(specs, budget, 8);
+  const pipeline::LocalMultiply<double> by_flops(specs, {100, 2000}, flops);
+  const auto a = by_flops.plan(product);
+  const auto flops_model = exec::predict(a.steps, rates, 8);
+  // The flops model's own prediction is each zone at its speed: it agrees with itself.
+  EXPECT_NEAR(a.prediction.seconds[0], a.prediction.seconds[1], 0.05 * a.prediction.total_s);
+
+  pipeline::LocalOptions linked = flops;
+  linked.rates = rates;
+  const pipeline::LocalMultiply<double> by_link(specs, {100, 2000}, linked);
+  const auto b = by_link.plan(product);
+  ASSERT_EQ(b.prediction.seconds.size(), 2u);
+  EXPECT_LT(b.prediction.total_s, 0.9 * flops_model.total_s);
+  // The copying processor was given less than its GEMM rate would say.
+  EXPECT_LT(b.speeds[1] / b.speeds[0], 0.9 * 20.0);
+  EXPECT_LT(b.steps.processors[1].flops, a.steps.processors[1].flops);
+  // The prediction is the model's own for the steps it keeps.
+  EXPECT_DOUBLE_EQ(exec::predict(b.steps, rates, 8).total_s, b.prediction.total_s);
+}

@@ -1,0 +1,74 @@
+#include "pipeline/rates.hpp"
+
+#include <cuboid/gemm.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "exec/worker.hpp"
+#include "util/error.hpp"
+
+namespace cuboid::pipeline {
+
+template <class Scalar>
+std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::ProcessorSpec>& specs,
+                                             const std::vector<double>& speeds,
+                                             platform::SpeedCache* cache, bool remeasure,
+                                             std::ostream& progress) {
+  using platform::ProcessorKind;
+  std::vector<exec::ProcessorRate> rates;
+  const bool device = std::any_of(specs.begin(), specs.end(), [](const auto& s) {
+    return s.kind == ProcessorKind::device;
+  });
+  if (!device) return rates;
+  const std::string precision(to_string(scalar_type_of<Scalar>()));
+  for (std::size_t q = 0; q < specs.size(); ++q) {
+    const auto& spec = specs[q];
+    exec::ProcessorRate r{speeds[q], 0, 0};
+    if (spec.kind != ProcessorKind::device) {
+      rates.push_back(r);
+      continue;
+    }
+    // Large enough for the GEMM to reach its rate and the copies theirs, small enough to fit.
+    std::int64_t s = 8192;
+    while (s > 1024 && 3.0 * double(s) * double(s) * sizeof(Scalar) > 0.25 * spec.memory_bytes)
+      s /= 2;
+    const std::size_t bytes = std::size_t(256) << 20;
+    const std::string at = "resident|s=" + std::to_string(s) + "|upload=" + std::to_string(bytes);
+    const std::string kg = platform::SpeedCache::key(spec, precision, at + "|gemm");
+    const std::string ki = platform::SpeedCache::key(spec, precision, at + "|h2d");
+    const std::string ko = platform::SpeedCache::key(spec, precision, at + "|d2h");
+    std::optional<double> g, i, o;
+    if (cache && !remeasure) g = cache->find(kg), i = cache->find(ki), o = cache->find(ko);
+    const char* source = "cache";
+    if (!g || !i || !o) {
+      auto w = exec::make_worker<Scalar>(spec);
+      g = w->measure_gemm_rate(s, 1.0);
+      const auto link = w->measure_link(bytes);
+      i = link.h2d_gbs, o = link.d2h_gbs;
+      source = "measured";
+      if (cache) cache->store(kg, *g), cache->store(ki, *i), cache->store(ko, *o);
+    }
+    if (!(*g > 0) || !(*i > 0) || !(*o > 0))
+      throw Error(spec.name + ": calibration measured no GEMM rate or link (" +
+                  fmt::format("{:g} GFLOP/s, {:g} and {:g} GB/s", *g, *i, *o) + ")");
+    progress << fmt::format(
+        "calibrate: {} on its own memory: GEMM {:.0f} GFLOP/s ({}^3), link {:.1f} GB/s in, {:.1f} "
+        "GB/s out ({})\n",
+        spec.name, *g, s, *i, *o, source);
+    rates.push_back(exec::ProcessorRate{*g, *i, *o});
+  }
+  return rates;
+}
+
+template std::vector<exec::ProcessorRate> model_rates<float>(
+    const std::vector<platform::ProcessorSpec>&, const std::vector<double>&, platform::SpeedCache*,
+    bool, std::ostream&);
+template std::vector<exec::ProcessorRate> model_rates<double>(
+    const std::vector<platform::ProcessorSpec>&, const std::vector<double>&, platform::SpeedCache*,
+    bool, std::ostream&);
+
+}  // namespace cuboid::pipeline
