@@ -236,8 +236,11 @@ void print_checks(const dist::DistValidation& val) {
       val.sampled_elements, val.sampled_failed, val.sampled_error, val.sampled_bound);
   if (val.full_performed)
     std::cout << fmt::format(
-        "           full check: worst |C - C_ref| = {:.3e} <= its bound {:.3e}? {}\n",
-        val.full_error, val.full_bound, val.full_passed ? "yes" : "NO");
+        "           full check: {:.0f} elements, {:.0f} beyond their bounds; worst |C - C_ref| = "
+        "{:.3e} against its bound {:.3e}\n",
+        val.full_elements, val.full_failed, val.full_error, val.full_bound);
+  else
+    std::cout << "           " << val.full_skipped << "\n";
 }
 
 // The record's distributed sections: ranks, bytes, communication, rank partition, mpi, checks.
@@ -287,8 +290,11 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
                                 {"error", val.sampled_error},
                                 {"bound", val.sampled_bound}};
   if (val.full_performed)
-    j["validation"]["full"] = {
-        {"passed", val.full_passed}, {"error", val.full_error}, {"bound", val.full_bound}};
+    j["validation"]["full"] = {{"performed", true},          {"passed", val.full_passed},
+                               {"elements", val.full_elements}, {"failed", val.full_failed},
+                               {"error", val.full_error},       {"bound", val.full_bound}};
+  else
+    j["validation"]["full"] = {{"performed", false}, {"misses", val.full_skipped}};
 }
 
 void print_validation_failure(const dist::DistValidation& val, exec::Fault fault) {
@@ -299,8 +305,10 @@ void print_validation_failure(const dist::DistValidation& val, exec::Fault fault
       val.error, val.bound, val.sampled_failed, val.sampled_elements, val.sampled_error,
       val.sampled_bound,
       val.full_performed
-          ? fmt::format(", full check {:.3e} against {:.3e}", val.full_error, val.full_bound)
-          : "",
+          ? fmt::format(", full check: {:.0f} of {:.0f} elements beyond their bounds (worst "
+                        "{:.3e} against {:.3e})",
+                        val.full_failed, val.full_elements, val.full_error, val.full_bound)
+          : ", no full check",
       fault != exec::Fault::none ? fmt::format(" (fault injected: {})", exec::to_string(fault))
                                  : "");
 }

@@ -73,7 +73,7 @@ struct Mpi {
   std::vector<int> grid;   // process grid [P_r, P_c] of the block-cyclic layout; empty: near-square
   std::int64_t block = 0;  // block-cyclic block size; 0: the tile size
   std::vector<double> rank_speeds;  // speed factor per rank (scales each rank's measured speed)
-  std::int64_t full_check_max = 1 << 22;  // element-wise check when m*n is at most this
+  std::int64_t full_check_max = std::int64_t(1) << 26;  // full check when m*n is at most this
   bool aligned = false;       // "aligned": data starts where the zones use it; else block-cyclic
   double bandwidth_gbs = 10;  // the traffic model's receive bandwidth per rank (GB/s)
 };

@@ -1,6 +1,6 @@
 #pragma once
 // Checking a distributed C without gathering it: a randomized checksum of every row, an
-// element-by-element check of one sampled row per tile row, and (small problems) a full one.
+// element-by-element check of one sampled row per tile row, and (up to a size) a full one.
 //
 // Randomized check (any size). With x in R^n, |x_j| in [0.5, 1) and random signs (generated
 // from the seed, identical on every rank), every rank multiplies its own blocks and vectors of
@@ -33,10 +33,19 @@
 // sampled row that cross it, whose bounds are about k^2 u / 2 (2 in float at k = 8192): it
 // fails. Cost: 1/b of the product's flops, in double, spread over the ranks that own C.
 //
-// Full check (m*n <= mpi.full_check_max, and (m + n) k at most 16 times that). Each rank
-// recomputes each C unit (block or tile) it owns from locally generated rows of A and columns
-// of B (alpha A(I,:) B(:,J) + beta C0(I,J), one host GEMM per unit) and compares element by
-// element with the componentwise bound of exec/validate.hpp.
+// Neither sees a single wrong element in general: the checksum sums n elements' bounds, and
+// the sampled rows hold one row in b. The full check does.
+//
+// Full check (m*n <= mpi.full_check_max; by default every problem up to 8192 x 8192 of C). Each
+// rank recomputes every C element it owns, as the single-process check does, in the run's
+// precision with the host BLAS: rows of A and columns of B are generated from the seed (no
+// communication) in blocks of at most 512 rows, 1024 columns and 2048 of k, one GEMM of values
+// and one of absolute values per block, and every element must satisfy the componentwise bound
+// of exec/validate.hpp with the reference in the run's precision:
+//   |C_ij - ref_ij| <= 1.01 (gamma_s(k+r+2) + gamma_s(k+2)) (|alpha| (|A||B|)_ij + |beta||C0_ij|)
+//                      / (1 - gamma_s(k)) + floor.
+// (ref = alpha (A B) + beta C0, the product in the run's precision, the rest in double.)
+// Cost: two products of the rank's share of C on its host, beside the run's.
 #include <cstdint>
 #include <string>
 
@@ -52,10 +61,14 @@ struct DistValidation {
   double error = 0, bound = 0;
   // Sampled rows: elements checked, elements beyond their bound, the worst one's error and bound.
   bool sampled_passed = false;
-  double sampled_elements = 0, sampled_failed = 0;
+  double sampled_rows = 0, sampled_elements = 0, sampled_failed = 0;
   double sampled_error = 0, sampled_bound = 0;
+  // Full check: elements checked, elements beyond their bound, the worst one's error and bound.
   bool full_performed = false, full_passed = false;
-  double full_error = 0, full_bound = 0;  // the worst element: |C - C_ref| and its bound
+  double full_elements = 0, full_failed = 0;
+  double full_error = 0, full_bound = 0;
+  // Without the full check (above mpi.full_check_max): what the other checks can miss.
+  std::string full_skipped;
   std::string method;
 };
 
