@@ -13,6 +13,8 @@ def main():
     ap.add_argument("--idle", type=int, default=0, help="ranks expected to have no work")
     ap.add_argument("--max-ratio", type=float, help="bytes_per_rank_max / lower bound at most this")
     ap.add_argument("--full", action="store_true", help="the element-wise check must have run")
+    ap.add_argument("--no-full", action="store_true",
+                    help="the full check must not have run, and the record must say what is missed")
     ap.add_argument("--chosen", help="the rank partition must be this candidate (prefix)")
     ap.add_argument("--layout", choices=["block-cyclic", "aligned"], default="block-cyclic")
     ap.add_argument("--in-place", action="store_true", help="every rank writes C in place")
@@ -30,8 +32,18 @@ def main():
 
     v = j["validation"]
     expect(v["performed"] and v["passed"], f"validation did not pass: {v}")
+    full = v.get("full", {})
     if a.full:
-        expect("full" in v and v["full"]["passed"], "the full element-wise check did not run or pass")
+        expect(full.get("performed") and full.get("passed"),
+               "the full element-wise check did not run or pass")
+        # Every element of C checked once, by its owner.
+        expect(full.get("elements") == j["problem"]["m"] * j["problem"]["n"],
+               f"the full check saw {full.get('elements')} elements, not m*n")
+        expect("full:" in v["method"], f"validation.method does not name the full check: {v['method']}")
+    if a.no_full:
+        expect(full.get("performed") is False and "mpi.full_check_max" in full.get("misses", ""),
+               f"validation.full should say the full check did not run and why: {full}")
+        expect("full:" not in v["method"], f"validation.method names a full check: {v['method']}")
     ranks = j["ranks"]
     expect(len(ranks) == a.ranks and j["mpi"]["ranks"] == a.ranks, "wrong number of ranks")
     expect(j["gflops"] > 0, "no rate")
