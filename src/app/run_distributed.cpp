@@ -290,9 +290,9 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
                                 {"error", val.sampled_error},
                                 {"bound", val.sampled_bound}};
   if (val.full_performed)
-    j["validation"]["full"] = {{"performed", true},          {"passed", val.full_passed},
-                               {"elements", val.full_elements}, {"failed", val.full_failed},
-                               {"error", val.full_error},       {"bound", val.full_bound}};
+    j["validation"]["full"] = {
+        {"performed", true},         {"passed", val.full_passed}, {"elements", val.full_elements},
+        {"failed", val.full_failed}, {"error", val.full_error},   {"bound", val.full_bound}};
   else
     j["validation"]["full"] = {{"performed", false}, {"misses", val.full_skipped}};
 }

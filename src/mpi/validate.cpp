@@ -345,8 +345,10 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
     for (const Panel& p : panels)
       for (std::size_t r0 = 0; r0 < p.rows.size(); r0 += std::size_t(kFullRows))
         for (std::size_t c0 = 0; c0 < p.cols.size(); c0 += std::size_t(kFullCols)) {
-          const std::int64_t nr = std::min<std::int64_t>(kFullRows, std::int64_t(p.rows.size() - r0));
-          const std::int64_t nc = std::min<std::int64_t>(kFullCols, std::int64_t(p.cols.size() - c0));
+          const std::int64_t nr =
+              std::min<std::int64_t>(kFullRows, std::int64_t(p.rows.size() - r0));
+          const std::int64_t nc =
+              std::min<std::int64_t>(kFullCols, std::int64_t(p.cols.size() - c0));
           const std::int64_t* row = p.rows.data() + r0;
           const std::int64_t* col = p.cols.data() + c0;
           block_products<Scalar>(buf, in.seed, row, nr, col, nc, k, kd);
@@ -361,8 +363,9 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
                   floor;
               const double err = std::abs(c - ref);
               const double ratio = err / bound;
-              worst.add(std::isfinite(c) && ratio == ratio ? ratio
-                                                           : std::numeric_limits<double>::infinity(),
+              worst.add(std::isfinite(c) && ratio == ratio
+                            ? ratio
+                            : std::numeric_limits<double>::infinity(),
                         std::isfinite(c) ? err : std::numeric_limits<double>::infinity(), bound);
             }
         }
