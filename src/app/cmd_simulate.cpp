@@ -144,6 +144,9 @@ dist::RankPartition choose_partition(const deck::Deck& d, const dist::RankPartit
                                      int P) {
   try {
     return dist::choose_rank_partition(req);
+  } catch (const dist::TooCostly& e) {
+    throw Error("--ranks " + std::to_string(P) + ": " + e.what() +
+                ": use fewer ranks or a larger problem.tile (" + d.at("problem.tile") + ")");
   } catch (const std::invalid_argument& e) {
     const auto& pr = d.problem;
     throw Error(d.location("partition.algorithm") + ": the rank partition of " +
@@ -203,6 +206,9 @@ void print_simulation(std::ostream& os, const deck::Deck& d, const SimulateOptio
           : fmt::format("block-cyclic grid {}, block {}", dist::describe(s.grid), s.block),
       rp.name, s.tiles[0], s.tiles[1], s.tiles[2], pr.tile, pr.m, pr.n, pr.k,
       deck::to_string(pr.precision));
+  if (!rp.skipped.empty())
+    os << fmt::format("skipped    {} candidate(s) too costly to model for {} ranks (first: {})\n",
+                      rp.skipped.size(), o.ranks, rp.skipped.front());
   for (std::size_t c = 0; c < std::min<std::size_t>(rp.candidates.size(), 6); ++c)
     os << fmt::format("{}  {:<48} model {:.4g} s, most received {:.4g} B\n",
                       c == 0 ? "candidate" : "         ", rp.candidates[c].name,

@@ -13,10 +13,10 @@ double pipeline_seconds(const ProcessorPlan& pp, const ProcessorRate& r, double 
   double gemm_end[2] = {0, 0};  // of the previous step and the one before
   const Step* prev = nullptr;
   for (const Step& s : pp.steps) {
-    const bool same_a = prev && prev->c.i0 == s.c.i0 && prev->c.i1 == s.c.i1 &&
-                        prev->l0 == s.l0 && prev->l1 == s.l1;
-    const bool same_b = prev && prev->c.j0 == s.c.j0 && prev->c.j1 == s.c.j1 &&
-                        prev->l0 == s.l0 && prev->l1 == s.l1;
+    const bool same_a = prev && prev->c.i0 == s.c.i0 && prev->c.i1 == s.c.i1 && prev->l0 == s.l0 &&
+                        prev->l1 == s.l1;
+    const bool same_b = prev && prev->c.j0 == s.c.j0 && prev->c.j1 == s.c.j1 && prev->l0 == s.l0 &&
+                        prev->l1 == s.l1;
     double in = 0;
     if (!same_a) in += double(s.c.rows()) * double(s.depth());
     if (!same_b) in += double(s.depth()) * double(s.c.cols());

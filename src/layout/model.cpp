@@ -133,6 +133,30 @@ std::vector<RankTraffic> model_traffic(const std::vector<partition::TileZone>& z
   return t;
 }
 
+double model_traffic_cost(const std::vector<partition::TileZone>& zones, const TileOrder& order,
+                          const Distribution& dist) {
+  // A block-cyclic count visits every process row, then every process column of each row the
+  // cell has elements in; a tile-owned count visits every tile of the cell.
+  auto cost = [](const MatrixDist& d, const AxisOrder& rows, std::int64_t x0, std::int64_t x1,
+                 std::int64_t y0, std::int64_t y1) {
+    if (x1 <= x0 || y1 <= y0) return 0.0;
+    if (d.kind() != MatrixDist::Kind::block_cyclic) return double(x1 - x0) * double(y1 - y0);
+    const ProcessGrid& g = d.block_cyclic().grid();
+    const double elements = double(rows.first[std::size_t(x1)] - rows.first[std::size_t(x0)]);
+    const double blocks = double(x1 - x0) + elements / double(d.block_cyclic().row_block());
+    return double(g.rows) + std::min(double(g.rows), blocks) * double(g.cols);
+  };
+  double ops = 0;
+  for (const auto& zone : zones)
+    for (const auto& b : zone) {
+      if (b.empty()) continue;
+      ops += cost(dist.a, order.i, b.lo[0], b.hi[0], b.lo[2], b.hi[2]);
+      ops += cost(dist.b, order.k, b.lo[2], b.hi[2], b.lo[1], b.hi[1]);
+      ops += cost(dist.c, order.i, b.lo[0], b.hi[0], b.lo[1], b.hi[1]);
+    }
+  return ops;
+}
+
 double model_time(const std::vector<RankTraffic>& t, const std::vector<double>& speeds,
                   double bandwidth_gbs, std::size_t elem) {
   double worst = 0;

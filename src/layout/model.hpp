@@ -41,6 +41,12 @@ struct RankTraffic {
 std::vector<RankTraffic> model_traffic(const std::vector<partition::TileZone>& zones,
                                        const TileOrder& order, const Distribution& dist);
 
+// The operations model_traffic() would take for these zones (an upper estimate: every owner
+// count of every projection of every box), found without doing them: a candidate too costly to
+// model can be left out, or refused, before any of that work.
+double model_traffic_cost(const std::vector<partition::TileZone>& zones, const TileOrder& order,
+                          const Distribution& dist);
+
 // The model's time: rank r computes its flops at speeds[r] GFLOP/s, then receives its bytes at
 // `bandwidth_gbs` (no overlap assumed: an upper estimate); the slowest rank sets the time. A
 // rank with work and speed 0 makes it infinite.

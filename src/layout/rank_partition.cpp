@@ -1,5 +1,7 @@
 #include "layout/rank_partition.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -27,6 +29,16 @@ std::vector<std::int64_t> weighted_cuts(std::int64_t count, const std::vector<do
 }
 
 namespace {
+
+// The traffic model's cost per operation model_traffic_cost() counts (an upper estimate),
+// measured on 2500 to 100000 ranks on 2 cores with margin: a block-cyclic owner count is a few
+// additions, a tile-owned one a lookup per tile. Choosing among candidates may spend
+// kModelSeconds on their models.
+constexpr double kSecondsPerBlockCount = 3e-10;
+constexpr double kSecondsPerTileCount = 8e-9;
+constexpr double kModelSeconds = 6.0;
+// Rank zones all candidates together may hold (about 1 KiB and 1.5 us each, measured).
+constexpr double kCandidateRanks = 4e6;
 
 using partition::TileBox;
 using partition::TileZone;
@@ -140,27 +152,40 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
   // 2.5D on the process grid: bands of c1 process rows by c2 process columns (owner cuts), the
   // inner dimension split among the c1*c2 ranks of a band by speed. c1 = c2 = 1 is the process
   // grid itself; larger c1*c2 trade A and B traffic for partial C, which pays at many ranks.
+  // Each candidate holds a zone list per rank: at many ranks only the bands whose replication
+  // c1*c2 is nearest to P^(1/3) (where 2.5D pays most) are built, within kCandidateRanks.
+  std::vector<std::pair<int, int>> bands;
   for (int c1 = 1; c1 <= g.rows; ++c1)
-    for (int c2 = 1; c2 <= g.cols; ++c2) {
-      if (g.rows % c1 || g.cols % c2 || c1 * c2 == 1 || c1 * c2 > a_major.k.size()) continue;
-      auto zones = std::vector<TileZone>(std::size_t(P));
-      for (int a = 0; a < g.rows / c1; ++a)
-        for (int b = 0; b < g.cols / c2; ++b) {
-          std::vector<int> band;  // ranks of the band, k parts in this order
-          for (int v = 0; v < c2; ++v)
-            for (int u = 0; u < c1; ++u) band.push_back(g.rank_of(a * c1 + u, b * c2 + v));
-          const auto kc = weighted_cuts(a_major.k.size(), speeds_of(band));
-          for (std::size_t q = 0; q < band.size(); ++q) {
-            const TileBox box{
-                {i_cuts[std::size_t(a * c1)], j_cuts[std::size_t(b * c2)], kc[q]},
-                {i_cuts[std::size_t((a + 1) * c1)], j_cuts[std::size_t((b + 1) * c2)], kc[q + 1]}};
-            if (!box.empty()) zones[std::size_t(band[q])].push_back(box);
-          }
+    for (int c2 = 1; c2 <= g.cols; ++c2)
+      if (g.rows % c1 == 0 && g.cols % c2 == 0 && c1 * c2 > 1 && c1 * c2 <= a_major.k.size())
+        bands.emplace_back(c1, c2);
+  const double ideal = std::log(std::cbrt(double(P)));
+  std::stable_sort(bands.begin(), bands.end(), [&](const auto& x, const auto& y) {
+    return std::abs(std::log(double(x.first * x.second)) - ideal) <
+           std::abs(std::log(double(y.first * y.second)) - ideal);
+  });
+  const double room = std::max(0.0, kCandidateRanks / double(P) - double(out.size()) - 2);
+  if (double(bands.size()) > room) bands.resize(std::size_t(room));
+  std::sort(bands.begin(), bands.end());
+  for (const auto& [c1, c2] : bands) {
+    auto zones = std::vector<TileZone>(std::size_t(P));
+    for (int a = 0; a < g.rows / c1; ++a)
+      for (int b = 0; b < g.cols / c2; ++b) {
+        std::vector<int> band;  // ranks of the band, k parts in this order
+        for (int v = 0; v < c2; ++v)
+          for (int u = 0; u < c1; ++u) band.push_back(g.rank_of(a * c1 + u, b * c2 + v));
+        const auto kc = weighted_cuts(a_major.k.size(), speeds_of(band));
+        for (std::size_t q = 0; q < band.size(); ++q) {
+          const TileBox box{
+              {i_cuts[std::size_t(a * c1)], j_cuts[std::size_t(b * c2)], kc[q]},
+              {i_cuts[std::size_t((a + 1) * c1)], j_cuts[std::size_t((b + 1) * c2)], kc[q + 1]}};
+          if (!box.empty()) zones[std::size_t(band[q])].push_back(box);
         }
-      out.push_back({"2.5D bands of " + std::to_string(c1) + "x" + std::to_string(c2) +
-                         " process rows x columns",
-                     a_major, std::move(zones)});
-    }
+      }
+    out.push_back({"2.5D bands of " + std::to_string(c1) + "x" + std::to_string(c2) +
+                       " process rows x columns",
+                   a_major, std::move(zones)});
+  }
   for (auto alg : {partition::Algorithm::nrrp3d, partition::Algorithm::grid}) try {
       out.push_back({std::string(partition::to_string(alg)) + " in layout order", a_major,
                      partition_ranks(alg, req.discretization, req.speeds,
@@ -250,6 +275,17 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   if (std::none_of(req.speeds.begin(), req.speeds.end(), [](double s) { return s > 0; }))
     throw std::invalid_argument("no rank has a positive speed: nobody would compute");
 
+  // Per-process prefix counts outgrow the caches as ranks grow: each count is slower. A
+  // block-cyclic model visits at least every process row for the three projections of each
+  // rank's zone: when even that exceeds the time, nothing is built.
+  const double slower = std::max(1.0, std::sqrt(double(P) / 1e4));
+  if (!req.aligned) {
+    const double floor_s = 3.0 * double(P) * double(req.grid.rows) * kSecondsPerBlockCount * slower;
+    if (floor_s > kModelSeconds)
+      throw TooCostly("modelling the traffic of any candidate for " + std::to_string(P) +
+                      " ranks would take at least " + fmt::format("{:.0f}", floor_s) +
+                      " s (at most " + fmt::format("{:.0f}", kModelSeconds) + " s)");
+  }
   std::vector<Candidate> cands;
   if (req.aligned) {
     cands = aligned_candidates(req, P);
@@ -260,6 +296,7 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
 
   RankPartition best;
   best.predicted_s = std::numeric_limits<double>::infinity();
+  double modelled_s = 0;  // the estimated time of the traffic models made so far
   double best_received = std::numeric_limits<double>::infinity();
   const Distribution bc = req.aligned
                               ? Distribution{}
@@ -270,6 +307,20 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
     if (req.automatic && !usable(c, req.speeds)) continue;
     Distribution d =
         req.aligned ? aligned_distribution(c.zones, c.order, req.m, req.n, req.k, req.tile) : bc;
+    // Modelling each candidate's traffic is the costly part of choosing among many ranks:
+    // candidates whose model would not fit in the time left are left out (and said so), and a
+    // fixed choice that alone would not fit is refused before the work.
+    const double seconds = model_traffic_cost(c.zones, c.order, d) *
+                           (req.aligned ? kSecondsPerTileCount : kSecondsPerBlockCount) * slower;
+    if (modelled_s + seconds > kModelSeconds) {
+      if (!req.automatic)
+        throw TooCostly("modelling the traffic of " + c.name + " for " + std::to_string(P) +
+                        " ranks would take about " + fmt::format("{:.0f}", seconds) +
+                        " s (at most " + fmt::format("{:.0f}", kModelSeconds) + " s)");
+      best.skipped.push_back(c.name);
+      continue;
+    }
+    modelled_s += seconds;
     auto traffic = model_traffic(c.zones, c.order, d);
     const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem);
     const auto sum = summarize(traffic, req.m, req.n, req.k);
@@ -287,6 +338,9 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
       best_received = sum.received_max;
     }
   }
+  if (best.name.empty() && !best.skipped.empty())
+    throw TooCostly("modelling the traffic of every candidate for " + std::to_string(P) +
+                    " ranks would take more than " + fmt::format("{:.0f}", kModelSeconds) + " s");
   if (best.name.empty()) throw std::invalid_argument("no candidate partition fits these ranks");
   std::stable_sort(best.candidates.begin(), best.candidates.end(),
                    [](const RankCandidate& x, const RankCandidate& y) {

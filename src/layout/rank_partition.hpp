@@ -16,6 +16,7 @@
 //   and the library's algorithm.
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,13 @@ struct RankPartition {
   std::vector<RankTraffic> traffic;        // the model's figures (elements)
   double predicted_s = 0;
   std::vector<RankCandidate> candidates;  // every candidate scored, best first
+  std::vector<std::string> skipped;       // candidates left out: too costly to model
+};
+
+// A rank partition whose traffic model would take longer than choosing may (the message says
+// how long): fewer ranks, or a larger tile, make it cheaper.
+struct TooCostly : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
 };
 
 // Throws std::invalid_argument on speeds that are negative or not finite, when no rank has a

@@ -1,7 +1,7 @@
 #include "pipeline/rates.hpp"
 
-#include <cuboid/gemm.hpp>
 #include <fmt/format.h>
+#include <cuboid/gemm.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -20,9 +20,8 @@ std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::Process
                                              std::ostream& progress) {
   using platform::ProcessorKind;
   std::vector<exec::ProcessorRate> rates;
-  const bool device = std::any_of(specs.begin(), specs.end(), [](const auto& s) {
-    return s.kind == ProcessorKind::device;
-  });
+  const bool device = std::any_of(specs.begin(), specs.end(),
+                                  [](const auto& s) { return s.kind == ProcessorKind::device; });
   if (!device) return rates;
   const std::string precision(to_string(scalar_type_of<Scalar>()));
   for (std::size_t q = 0; q < specs.size(); ++q) {

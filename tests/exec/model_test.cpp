@@ -13,8 +13,8 @@ namespace {
 // One zone (the whole cuboid) for one processor, cut into `panels` k-panels.
 exec::Plan one_processor(std::int64_t n, std::int64_t tile, int panels, std::int64_t budget) {
   const std::int64_t t = n / tile;
-  const auto zones = partition::partition_tiles(partition::Algorithm::nrrp3d,
-                                                partition::Discretization::precise, {1.0}, {t, t, t});
+  const auto zones = partition::partition_tiles(
+      partition::Algorithm::nrrp3d, partition::Discretization::precise, {1.0}, {t, t, t});
   exec::PlanOptions o;
   o.beta_is_zero = true;
   o.budget_elements = {budget};

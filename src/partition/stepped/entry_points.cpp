@@ -79,6 +79,7 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
   const bool lookahead = active <= kSteppedLookaheadProcessors;
   std::vector<Solver::Node> decided;
   std::vector<Solver::Memo> memo;
+  std::size_t repair_work = 0;
   auto solve = [&](const std::vector<Solver::Forced>& forced) {
     Solver solver(source, targets.size(), lookahead, active <= kSteppedCompareProcessors);
     solver.forced_ = forced;
@@ -92,8 +93,10 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
     if (lookahead) repair(zones);
     if (active <= kSteppedCompareProcessors) fewest(zones);
     if (lookahead) {
-      repair_chains(zones);
-      repair_triples(zones);
+      std::size_t work = 0;  // each pass's own budget
+      repair_chains(zones, work);
+      repair_triples(zones, work);
+      repair_work += work;
     }
     decided = std::move(solver.decided_);
     return zones;
@@ -123,6 +126,9 @@ std::vector<TileZone> stepped_nrrp3d(const std::vector<I>& targets, const TileEx
     for (const Solver::Node& n : ancestors) {
       if (rank >= n.candidates) continue;
       if (tries++ >= kRetries) break;
+      // Retries stop once the repairs of all passes have done five passes' worth of work (a
+      // retry that helps needs about as much as the first pass): the best so far stands.
+      if (repair_work > 5 * stepped_detail::kRepairWork) return zones;
       auto other = solve({{n.lo, n.hi, n.node, rank}});
       bool ok = true;
       for (const TileZone& z : other) ok = ok && z.size() <= 4;

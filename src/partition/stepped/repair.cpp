@@ -15,6 +15,8 @@
 namespace cuboid::partition::stepped_detail {
 namespace {
 
+bool over_budget(std::size_t work) { return work > kRepairWork; }
+
 bool touch(const TileBox& a, const TileBox& b) {
   int face = -1;
   for (int d = 0; d < 3; ++d) {
@@ -226,7 +228,7 @@ void repair(std::vector<TileZone>& zones) {
 // have at most four; failing that, a chain: p with q leaving q above four, then q with one of
 // its neighbours r, leaving all three at four or fewer (tiles move p -> q -> r in effect). The
 // least total surface wins.
-void repair_chains(std::vector<TileZone>& zones) {
+void repair_chains(std::vector<TileZone>& zones, std::size_t& work) {
   struct First {
     std::size_t q;
     Region u, v;
@@ -246,7 +248,9 @@ void repair_chains(std::vector<TileZone>& zones) {
         if (q == p || zones[q].empty() || !neighbours(zones[p], zones[q])) continue;
         const double before = hp + half_surface_of(zones[q]);
         cuts.clear();
+        if (over_budget(work)) return;
         pair_cuts(zones[p], zones[q], true, cuts);
+        work += cuts.size() * (zones[p].size() + zones[q].size());
         for (auto& [a, b] : cuts) {
           if (boxes_of(a) > 4) continue;
           const double hs = half_surface_of(a) + half_surface_of(b);
@@ -293,7 +297,9 @@ void repair_chains(std::vector<TileZone>& zones) {
           const double hr = half_surface_of(zones[r]);
           const double before = hp + half_surface_of(zones[f.q]) + hr;
           cuts.clear();
+          if (over_budget(work)) return;
           pair_cuts(f.v, zones[r], true, cuts);
+          work += cuts.size() * (f.v.size() + zones[r].size());
           for (auto& [a, b] : cuts) {
             if (boxes_of(a) > 4 || boxes_of(b) > 4) continue;
             const double growth =
@@ -323,7 +329,7 @@ void repair_chains(std::vector<TileZone>& zones) {
 // (anchored cuts against q and r together: tiles may come from both), then what is left is cut
 // between q and r with q's count; all three must end at four boxes or fewer, and their surfaces
 // within the chains' allowance. The least surface wins.
-void repair_triples(std::vector<TileZone>& zones) {
+void repair_triples(std::vector<TileZone>& zones, std::size_t& work) {
   std::vector<std::pair<Region, Region>> cuts, seconds;
   for (std::size_t p = 0; p < zones.size(); ++p) {
     if (zones[p].size() <= 4) continue;
@@ -340,7 +346,9 @@ void repair_triples(std::vector<TileZone>& zones) {
         const double before = hp + half_surface_of(zones[q]) + half_surface_of(zones[r]);
         const Region qr = join(zones[q], zones[r]);
         cuts.clear();
+        if (over_budget(work)) return;
         pair_cuts(zones[p], qr, true, cuts);
+        work += cuts.size() * (zones[p].size() + qr.size());
         struct First {
           Region u, rest;
           double hs;
@@ -372,7 +380,9 @@ void repair_triples(std::vector<TileZone>& zones) {
           hq = compact(std::move(hq));
           const Region hr = subtract(f.rest, hq);
           seconds.clear();
+          if (over_budget(work)) return;
           pair_cuts(hq, hr, true, seconds, cells(zones[q]));
+          work += seconds.size() * (hq.size() + hr.size());
           for (auto& [a, b] : seconds) {
             if (boxes_of(a) > 4 || boxes_of(b) > 4) continue;
             const double hs = f.hs + half_surface_of(a) + half_surface_of(b);
