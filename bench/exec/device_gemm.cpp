@@ -13,8 +13,8 @@
 //     events);
 //  3. host + device against the device alone (same budget: the first one given).
 // Both pipelines are planned as `cuboid run` plans (the local multiply, at least four k-panels
-// per device piece, the flops+link model with the rates measured here) and give the model's
-// time beside the measured one.
+// per device piece, the flops+link model with the rates pipeline::model_rates measures) and give
+// the model's time beside the measured one.
 // cuBLAS and the CUDA runtime are called directly here because they are the reference, not the
 // engine: the engine itself only reaches CUDA through src/platform/device_backend.cpp.
 #include <cublas_v2.h>
@@ -38,6 +38,7 @@
 #include "kokkos_ext/compat.hpp"
 #include "partition/strategy.hpp"
 #include "pipeline/local_multiply.hpp"
+#include "pipeline/rates.hpp"
 #include "platform/device_backend.hpp"
 #include "platform/device_calls.hpp"
 #include "platform/processor.hpp"
@@ -228,6 +229,15 @@ int run(const Options& opt) {
   md << fmt::format(
       "Pinned copies, 1 GiB: host to device {:.1f} GB/s, device to host {:.1f} GB/s.\n\n", bw.h2d,
       bw.d2h);
+  // The device as the flops+link model sees it, measured as `cuboid run` measures it.
+  const exec::ProcessorRate device_rate =
+      pipeline::model_rates<double>(platform::resolve_processors({device}, "cuboid-device-bench"),
+                                    {1.0}, nullptr, true, std::cerr)
+          .front();
+  md << fmt::format(
+      "Model rates (pipeline::model_rates): GEMM {:.0f} GFLOP/s on device memory, link {:.1f} GB/s "
+      "in (through the staging ring, packing included), {:.1f} GB/s out.\n\n",
+      device_rate.gflops, device_rate.h2d_gbs, device_rate.d2h_gbs);
   std::cout << md.str() << std::flush;
 
   std::ostringstream t1, t2, t3;
@@ -261,8 +271,6 @@ int run(const Options& opt) {
     exec::fill_random(B, 1, exec::MatrixId::B);
     exec::fill_value(C, 0.0);
     std::vector<double> device_alone(opt.budgets_mib.size(), 0);
-    // The device as the flops+link model sees it: its resident GEMM rate, its pinned links.
-    const exec::ProcessorRate device_rate{rr.ours, bw.h2d, bw.d2h};
     for (std::size_t bi = 0; bi < opt.budgets_mib.size(); ++bi) {
       const double budget = opt.budgets_mib[bi];
       std::cerr << "n = " << n << ": pipeline, device alone, budget " << budget_name(budget)

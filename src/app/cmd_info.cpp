@@ -30,7 +30,9 @@ void calibrate_deck(const deck::Deck& d, bool fresh) {
   auto specs = processors_of(d);
   deck::Deck measured = d;
   measured.platform.measure_speeds = true;
-  const auto speeds = speeds_for<Scalar>(measured, specs, fresh, std::cerr);
+  // The flops+link model's device rates are measured (or refreshed) and cached too.
+  std::vector<exec::ProcessorRate> rates;
+  const auto speeds = speeds_for<Scalar>(measured, specs, fresh, std::cerr, &rates);
   double total = 0;
   for (const auto& s : speeds) total += s.gflops;
   std::cout << fmt::format("{:<10} {:>8} {:>10} {:>8} {:>9}\n", "processor", "threads", "GFLOP/s",

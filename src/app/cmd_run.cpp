@@ -229,8 +229,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   require_a_task_each(d, specs.size(), product.tiles());
 
   Stopwatch clock;
-  const auto speeds = speeds_for<Scalar>(d, specs, false, std::cerr);
-  auto rates = rates_for<Scalar>(d, specs, speeds, false, std::cerr);
+  std::vector<exec::ProcessorRate> rates;
+  const auto speeds = speeds_for<Scalar>(d, specs, false, std::cerr, &rates);
   const double calibration_s = clock.seconds();
   check_speeds(d, speeds);
   std::vector<double> gflops;

@@ -1,11 +1,6 @@
 #include "app/setup.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <memory>
-#include <optional>
-#include <ostream>
 
 #include "exec/calibrate.hpp"
 #include "partition/speeds.hpp"
@@ -74,7 +69,8 @@ pipeline::LocalOptions local_options_for(const deck::Deck& d,
 template <class Scalar>
 std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
-                                        bool fresh, std::ostream& progress) {
+                                        bool fresh, std::ostream& progress,
+                                        std::vector<exec::ProcessorRate>* rates) {
   std::vector<platform::Speed> speeds;
   if (!d.platform.measure_speeds) {
     for (double s : d.platform.speeds) speeds.push_back(platform::Speed{s, "deck"});
@@ -92,34 +88,18 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
   // Speeds are the processors' own: platform.slowdown is a surprise the partition does not know.
   auto unslowed = specs;
   for (auto& s : unslowed) s.slowdown = 1;
-  return platform::calibrate(
+  speeds = platform::calibrate(
       specs, deck::to_string(p.precision), problem.describe(),
       [&] { return exec::measure_rates<Scalar>(unslowed, problem, 0.25); }, cache.get(), fresh,
       progress);
+  if (rates != nullptr && !d.platform.speed_model_flops_only) {
+    std::vector<double> gflops;
+    for (const auto& s : speeds) gflops.push_back(s.gflops);
+    *rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), fresh, progress);
+    if (cache) cache->save();
+  }
+  return speeds;
 }
-
-template <class Scalar>
-std::vector<exec::ProcessorRate> rates_for(const deck::Deck& d,
-                                           const std::vector<platform::ProcessorSpec>& specs,
-                                           const std::vector<platform::Speed>& speeds, bool fresh,
-                                           std::ostream& progress) {
-  if (d.platform.speed_model_flops_only || !d.platform.measure_speeds) return {};
-  std::unique_ptr<platform::SpeedCache> cache;
-  if (d.platform.use_speed_cache)
-    cache = std::make_unique<platform::SpeedCache>(platform::default_speed_cache_path());
-  std::vector<double> gflops;
-  for (const auto& s : speeds) gflops.push_back(s.gflops);
-  auto rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), fresh, progress);
-  if (cache) cache->save();
-  return rates;
-}
-
-template std::vector<exec::ProcessorRate> rates_for<double>(
-    const deck::Deck&, const std::vector<platform::ProcessorSpec>&,
-    const std::vector<platform::Speed>&, bool, std::ostream&);
-template std::vector<exec::ProcessorRate> rates_for<float>(
-    const deck::Deck&, const std::vector<platform::ProcessorSpec>&,
-    const std::vector<platform::Speed>&, bool, std::ostream&);
 
 std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
   if (!d.platform.measure_speeds) return d.at("platform.speeds");
@@ -139,9 +119,11 @@ void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speed
 }
 
 template std::vector<platform::Speed> speeds_for<double>(
-    const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&);
+    const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&,
+    std::vector<exec::ProcessorRate>*);
 template std::vector<platform::Speed> speeds_for<float>(const deck::Deck&,
                                                         const std::vector<platform::ProcessorSpec>&,
-                                                        bool, std::ostream&);
+                                                        bool, std::ostream&,
+                                                        std::vector<exec::ProcessorRate>*);
 
 }  // namespace cuboid::app

@@ -31,23 +31,14 @@ pipeline::LocalOptions local_options_for(const deck::Deck& d,
 
 // Speeds from the deck, or measured (through the cache unless `fresh`): all processors at once
 // through the engine, on a plan of the deck's problem (exec::measure_rates). The workers that
-// measure are made and dropped here: the run makes its own set afterwards.
+// measure are made and dropped here: the run makes its own set afterwards. With `rates`, measured
+// speeds and platform.speed_model = "flops+link", also the model's rates through the same cache
+// (pipeline::model_rates: empty when no processor is a device); left empty otherwise.
 template <class Scalar>
 std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
-                                        bool fresh, std::ostream& progress);
-
-// The rates of the "flops+link" speed model (platform.speed_model): a device's GEMM rate on its
-// own memory (at 8192^3, or the largest power of two whose three matrices take a quarter of its
-// memory) and its link each way (256 MiB: in from a host matrix through its staging ring,
-// packing included, as its panels travel; out as plain copies), measured apart through the
-// cache unless `fresh`; any other processor's rate is its speed. Empty -- the flops model --
-// with platform.speed_model = "flops", with given speeds, or when no processor is a device.
-template <class Scalar>
-std::vector<exec::ProcessorRate> rates_for(const deck::Deck& d,
-                                           const std::vector<platform::ProcessorSpec>& specs,
-                                           const std::vector<platform::Speed>& speeds, bool fresh,
-                                           std::ostream& progress);
+                                        bool fresh, std::ostream& progress,
+                                        std::vector<exec::ProcessorRate>* rates = nullptr);
 
 // Where the speeds came from, for messages about them: "deck.toml:7:10: platform.speeds", the
 // speed cache file, or measured speeds.

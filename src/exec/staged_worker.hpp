@@ -79,11 +79,7 @@ class StagedWorker final : public Worker<Scalar> {
     grow(panels_[1].buf, b, "cuboid::exec::B_panels");
     grow(c_buf_, c, "cuboid::exec::C_block");
     grow(c_stage_, c, "cuboid::exec::C_staging");
-    if (std::int64_t(ring_.extent(0)) < kRing * chunk || chunk_ < chunk) {
-      chunk_ = std::max(chunk_, chunk);
-      ring_ = Staging(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::ring"),
-                      std::size_t(kRing * chunk_));
-    }
+    grow_ring(chunk);
   }
 
   double reserved_bytes() const override {
@@ -215,12 +211,7 @@ class StagedWorker final : public Worker<Scalar> {
     const std::size_t moved = std::size_t(rows * cols) * sizeof(Scalar);
     Buffer d("cuboid::calibrate::memory", std::size_t(rows * cols));
     Kokkos::View<unsigned char*, staging_space> h("cuboid::calibrate::staging", moved);
-    const std::int64_t chunk = kChunkBytes / std::int64_t(sizeof(Scalar));
-    if (std::int64_t(ring_.extent(0)) < kRing * chunk || chunk_ < chunk) {
-      chunk_ = std::max(chunk_, chunk);
-      ring_ = Staging(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::ring"),
-                      std::size_t(kRing * chunk_));
-    }
+    grow_ring(kChunkBytes / std::int64_t(sizeof(Scalar)));
     queues_.begin_run();  // the copies' events come from the run's pool
     ring_free_ = {};
     WorkerStats st;
@@ -246,6 +237,15 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
  private:
+  // The staging ring, kRing chunks of at least `chunk` elements.
+  void grow_ring(std::int64_t chunk) {
+    if (std::int64_t(ring_.extent(0)) < kRing * chunk || chunk_ < chunk) {
+      chunk_ = std::max(chunk_, chunk);
+      ring_ = Staging(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::ring"),
+                      std::size_t(kRing * chunk_));
+    }
+  }
+
   // A drain's chunk of columns [j0, j1) of the C block, and the copy's event.
   struct Chunk {
     Event done{};

@@ -108,10 +108,10 @@ struct Context::Impl {
     const auto t0 = std::chrono::steady_clock::now();
     const exec::PlanOptions plan_options =
         pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
+    std::unique_ptr<platform::SpeedCache> cache;
     if (!options.speeds.empty()) {
       for (double s : options.speeds) st.speeds.push_back({s, "given"});
     } else {
-      std::unique_ptr<platform::SpeedCache> cache;
       if (!options.speed_cache.empty())
         cache = std::make_unique<platform::SpeedCache>(options.speed_cache == "default"
                                                            ? platform::default_speed_cache_path()
@@ -137,13 +137,9 @@ struct Context::Impl {
     pipeline::LocalOptions lo;
     lo.algorithm = algorithm, lo.discretization = discretization;
     lo.plan = plan_options;
-    // Measured speeds: a device is modelled with its GEMM rate and link (flops+link).
+    // Measured speeds: a device is modelled with its GEMM rate and link (flops+link), through
+    // the same cache.
     if (options.speeds.empty()) {
-      std::unique_ptr<platform::SpeedCache> cache;
-      if (!options.speed_cache.empty())
-        cache = std::make_unique<platform::SpeedCache>(options.speed_cache == "default"
-                                                           ? platform::default_speed_cache_path()
-                                                           : options.speed_cache);
       std::ostringstream quiet;
       lo.rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), false, quiet);
       if (cache) cache->save();
