@@ -36,9 +36,7 @@ namespace {
 // kModelSeconds on their models.
 constexpr double kSecondsPerBlockCount = 3e-10;
 constexpr double kSecondsPerTileCount = 8e-9;
-constexpr double kModelSeconds = 6.0;
-// Rank zones all candidates together may hold (about 1 KiB and 1.5 us each, measured).
-constexpr double kCandidateRanks = 4e6;
+constexpr double kModelSeconds = 4.0;
 
 using partition::TileBox;
 using partition::TileZone;
@@ -153,7 +151,7 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
   // inner dimension split among the c1*c2 ranks of a band by speed. c1 = c2 = 1 is the process
   // grid itself; larger c1*c2 trade A and B traffic for partial C, which pays at many ranks.
   // Each candidate holds a zone list per rank: at many ranks only the bands whose replication
-  // c1*c2 is nearest to P^(1/3) (where 2.5D pays most) are built, within kCandidateRanks.
+  // c1*c2 is nearest to P^(1/3) (where 2.5D pays most) are built, within kCandidateRankZones.
   std::vector<std::pair<int, int>> bands;
   for (int c1 = 1; c1 <= g.rows; ++c1)
     for (int c2 = 1; c2 <= g.cols; ++c2)
@@ -164,7 +162,7 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
     return std::abs(std::log(double(x.first * x.second)) - ideal) <
            std::abs(std::log(double(y.first * y.second)) - ideal);
   });
-  const double room = std::max(0.0, kCandidateRanks / double(P) - double(out.size()) - 2);
+  const double room = std::max(0.0, kCandidateRankZones / double(P) - double(out.size()) - 2);
   if (double(bands.size()) > room) bands.resize(std::size_t(room));
   std::sort(bands.begin(), bands.end());
   for (const auto& [c1, c2] : bands) {

@@ -57,6 +57,11 @@ struct RankPartition {
   std::vector<std::string> skipped;       // candidates left out: too costly to model
 };
 
+// Rank zones all block-cyclic candidates together may hold: at many ranks only the 2.5D bands
+// whose replication is nearest P^(1/3) are built within it (each rank zone of a candidate costs
+// about 100 bytes, measured).
+constexpr double kCandidateRankZones = 2e6;
+
 // A rank partition whose traffic model would take longer than choosing may (the message says
 // how long): fewer ranks, or a larger tile, make it cheaper.
 struct TooCostly : std::invalid_argument {
