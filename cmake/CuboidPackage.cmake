@@ -14,6 +14,13 @@ install(TARGETS cuboid_shared EXPORT cuboidTargets
 install(FILES ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.h ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.hpp
               ${PROJECT_SOURCE_DIR}/include/cuboid/error.hpp ${PROJECT_SOURCE_DIR}/include/cuboid/gemm.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuboid)
+# The distributed entry's headers, with the MPI layer only; they include the application's
+# <mpi.h>, which must be the MPI cuboid was built with.
+if(CUBOID_ENABLE_MPI)
+  install(FILES ${PROJECT_SOURCE_DIR}/include/cuboid/mpi.hpp
+                ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid_mpi.h
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuboid)
+endif()
 
 set(_cuboid_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/cuboid)
 install(EXPORT cuboidTargets NAMESPACE cuboid:: DESTINATION ${_cuboid_cmake_dir}

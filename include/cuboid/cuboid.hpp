@@ -33,7 +33,14 @@ struct CallReport {
   double calibration_s = 0;    // spent calibrating within this call (first call of a type)
   std::string algorithm;       // the partition used ("" for a direct call)
   std::vector<double> speeds;  // GFLOP/s per processor, as partitioned with
+  // A distributed call (cuboid/mpi.hpp): the ranks, the rank partition chosen and the bytes of
+  // A, B and C this rank received (as MPI counted them); 1, "" and 0 otherwise.
+  int ranks = 1;
+  std::string rank_partition;
+  double received_bytes = 0;
 };
+
+struct ContextInternals;
 
 class Context {
  public:
@@ -56,6 +63,7 @@ class Context {
   const CallReport& last_call() const;
 
  private:
+  friend struct ContextInternals;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -9,13 +9,11 @@
 #include <sstream>
 #include <string>
 
-struct cuboid_context {
-  explicit cuboid_context(const cuboid::ContextOptions& o) : context(o) {}
-  cuboid::Context context;
-  std::string error;
-};
+#include "library/c_api.hpp"
 
 namespace {
+
+using cuboid::capi::guarded;
 
 std::vector<std::string> split_names(const char* list) {
   std::vector<std::string> names;
@@ -42,43 +40,15 @@ cuboid::ContextOptions options_of(const cuboid_options* o) {
   return x;
 }
 
-// Runs `f`, turning what it throws into a status and `message`.
-template <class F>
-cuboid_status guarded(std::string& message, F&& f) {
-  try {
-    f();
-    message.clear();
-    return CUBOID_SUCCESS;
-  } catch (const cuboid::Unsupported& e) {
-    message = e.what();
-    return CUBOID_UNSUPPORTED;
-  } catch (const std::invalid_argument& e) {
-    message = e.what();
-    return CUBOID_INVALID_ARGUMENT;
-  } catch (const std::bad_alloc&) {
-    message = "out of memory";
-    return CUBOID_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    message = e.what();
-    return CUBOID_RUNTIME_ERROR;
-  } catch (...) {
-    message = "an unknown error";
-    return CUBOID_RUNTIME_ERROR;
-  }
-}
-
 template <class Scalar>
 cuboid_status gemm(cuboid_context* ctx, char transa, char transb, int64_t m, int64_t n, int64_t k,
                    Scalar alpha, const Scalar* A, int64_t lda, const Scalar* B, int64_t ldb,
                    Scalar beta, Scalar* C, int64_t ldc) {
   if (!ctx) return CUBOID_INVALID_ARGUMENT;
   return guarded(ctx->error, [&] {
-    const auto op_a = cuboid::parse_op(transa), op_b = cuboid::parse_op(transb);
-    if (!op_a)
-      throw cuboid::KeyedError("transa", std::string("transa '") + transa + "' is not N, T or C");
-    if (!op_b)
-      throw cuboid::KeyedError("transb", std::string("transb '") + transb + "' is not N, T or C");
-    ctx->context.gemm(*op_a, *op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    const auto op_a = cuboid::capi::op_argument(transa, "transa");
+    const auto op_b = cuboid::capi::op_argument(transb, "transb");
+    ctx->context.gemm(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   });
 }
 

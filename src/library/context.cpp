@@ -19,6 +19,7 @@
 #include "exec/calibrate.hpp"
 #include "exec/matrices.hpp"
 #include "kokkos_ext/compat.hpp"
+#include "library/context_internals.hpp"
 #include "partition/speeds.hpp"
 #include "pipeline/local_multiply.hpp"
 #include "pipeline/rates.hpp"
@@ -213,7 +214,7 @@ void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
     scale(m, n, beta, C, ldc);
     return;
   }
-  pipeline::require_supported(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
+  require_supported_call(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
   const auto a = wrap(const_cast<Scalar*>(A), m, k, lda);
   const auto b = wrap(const_cast<Scalar*>(B), k, n, ldb);
   const auto c = wrap(C, m, n, ldc);
@@ -313,5 +314,50 @@ std::vector<std::string> Context::processor_names() const {
 }
 
 const CallReport& Context::last_call() const { return impl_->last; }
+
+}  // namespace cuboid
+
+namespace cuboid {
+
+void require_supported_call(const GemmShape& shape, ScalarType type) {
+  try {
+    pipeline::require_supported(shape, type);
+  } catch (const Unsupported& e) {
+    const std::string key = e.key == "problem.trans_a"     ? "op_a"
+                            : e.key == "problem.trans_b"   ? "op_b"
+                            : e.key == "problem.precision" ? "type"
+                                                           : e.key;
+    throw Unsupported(key, e.what());
+  }
+}
+
+std::mutex& ContextInternals::mutex(Context& c) { return c.impl_->mutex; }
+CallReport& ContextInternals::report(Context& c) { return c.impl_->last; }
+const ContextOptions& ContextInternals::options(const Context& c) { return c.impl_->options; }
+
+template <class Scalar>
+pipeline::LocalMultiply<Scalar>& ContextInternals::local(Context& c, std::int64_t m, std::int64_t n,
+                                                         std::int64_t k, double& calibration_s) {
+  Context::Impl& x = *c.impl_;
+  const bool first = !x.state<Scalar>().local;
+  x.last.calibration_s = 0;
+  x.calibrate<Scalar>(m, n, k);
+  calibration_s = first ? x.last.calibration_s : 0;
+  return *x.state<Scalar>().local;
+}
+
+template <class Scalar>
+const std::vector<platform::Speed>& ContextInternals::speeds(Context& c) {
+  return c.impl_->state<Scalar>().speeds;
+}
+
+template pipeline::LocalMultiply<double>& ContextInternals::local<double>(Context&, std::int64_t,
+                                                                          std::int64_t,
+                                                                          std::int64_t, double&);
+template pipeline::LocalMultiply<float>& ContextInternals::local<float>(Context&, std::int64_t,
+                                                                        std::int64_t, std::int64_t,
+                                                                        double&);
+template const std::vector<platform::Speed>& ContextInternals::speeds<double>(Context&);
+template const std::vector<platform::Speed>& ContextInternals::speeds<float>(Context&);
 
 }  // namespace cuboid

@@ -112,6 +112,11 @@ void Communicator::allreduce_sum(std::vector<double>& v) const {
         "MPI_Allreduce");
 }
 
+void Communicator::allreduce_max(std::vector<double>& v) const {
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), int(v.size()), MPI_DOUBLE, MPI_MAX, comm_),
+        "MPI_Allreduce");
+}
+
 void Communicator::broadcast(std::vector<std::int64_t>& v, int root) const {
   std::int64_t n = std::int64_t(v.size());
   check(MPI_Bcast(&n, 1, MPI_INT64_T, root, comm_), "MPI_Bcast");

@@ -53,6 +53,7 @@ class Communicator {
   double allreduce_min(double v) const;
   double allreduce_sum(double v) const;
   void allreduce_sum(std::vector<double>& v) const;  // in place
+  void allreduce_max(std::vector<double>& v) const;  // in place
   // Root's values (and size) to every rank.
   void broadcast(std::vector<std::int64_t>& v, int root) const;
   void broadcast(std::string& s, int root) const;

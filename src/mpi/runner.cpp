@@ -86,8 +86,8 @@ class RankRun {
   using Locate = std::function<std::string(const std::string&)>;
 
   RankRun(const DistSettings& s, const Communicator& comm, RankProcessors<Scalar>& procs,
-          const Locate& locate)
-      : s_(s), comm_(comm), procs_(procs), local_(*procs.local), locate_(locate) {
+          const Locate& locate, const CallerMatrices<Scalar>* caller)
+      : s_(s), comm_(comm), procs_(procs), local_(*procs.local), locate_(locate), caller_(caller) {
     me_ = comm.rank(), P_ = comm.size();
     out_.ranks = P_;
   }
@@ -104,7 +104,7 @@ class RankRun {
       x = exec::flip_exponent_bit(x);
     }
     validate();
-    gather_figures();
+    if (s_.gather_figures) gather_figures();
     return std::move(out_);
   }
 
@@ -284,8 +284,26 @@ class RankRun {
     comm_.agree(failure);
   }
 
-  // Each rank generates what the layout gives it.
+  // Each rank generates what the layout gives it, or takes the caller's matrices.
   void make_matrices() {
+    const Distribution& d = dist();
+    if (caller_) {
+      A_ = caller_->A, B_ = caller_->B, C_ = caller_->C, C0_ = caller_->C;
+    } else {
+      generate_matrices();
+    }
+    a_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_panel"),
+                       std::size_t(max_a_));
+    b_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_panel"),
+                       std::size_t(max_b_));
+    if (d.a.kind() == MatrixDist::Kind::block_cyclic) {
+      A_array_ = local_array(A_, d.a, me_);
+      B_array_ = local_array(B_, d.b, me_);
+      C_array_ = local_array(C_, d.c, me_);
+    }
+  }
+
+  void generate_matrices() {
     const Distribution& d = dist();
     A_ = local_storage<Scalar>(d.a, me_, "cuboid::dist::A");
     B_ = local_storage<Scalar>(d.b, me_, "cuboid::dist::B");
@@ -304,23 +322,15 @@ class RankRun {
         Kokkos::deep_copy(C0_, std::numeric_limits<Scalar>::quiet_NaN());
         break;
     }
-    a_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_panel"),
-                       std::size_t(max_a_));
-    b_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_panel"),
-                       std::size_t(max_b_));
-    if (d.a.kind() == MatrixDist::Kind::block_cyclic) {
-      A_array_ = local_array(A_, d.a, me_);
-      B_array_ = local_array(B_, d.b, me_);
-      C_array_ = local_array(C_, d.c, me_);
-    }
   }
 
   // One repetition: inputs exchanged while pieces compute as they arrive, then the reduction.
   Rep repetition() {
     Rep rep;
     rep.workers.resize(local_.processors().size());
-    // C written in place starts as C0, like the single-process run (not timed).
-    if (ex_->c_in_place()) Kokkos::deep_copy(C_, C0_);
+    // C written in place starts as C0, like the single-process run (not timed). The caller's
+    // C is its own C0.
+    if (ex_->c_in_place() && C_.data() != C0_.data()) Kokkos::deep_copy(C_, C0_);
     comm_.barrier();
     const double t0 = exec::now_seconds();
     Stopwatch sw;
@@ -369,6 +379,13 @@ class RankRun {
       throw RankFailure(std::string("during the distributed product: ") + e.what());
     }
     for (const auto& r : reps_) out_.times_s.push_back(r.global_s);
+    if (!reps_.empty()) out_.received_bytes = median_rep().traffic.recv_mpi;
+  }
+
+  const Rep& median_rep() const {
+    std::vector<double> times;
+    for (const auto& r : reps_) times.push_back(r.global_s);
+    return reps_[pipeline::summarize_times(times).median_index];
   }
 
   void validate() {
@@ -386,9 +403,7 @@ class RankRun {
 
   // This rank's figures of the median repetition (by the slowest rank's time).
   RankFigures figures() const {
-    std::vector<double> times;
-    for (const auto& r : reps_) times.push_back(r.global_s);
-    const Rep& med = reps_[pipeline::summarize_times(times).median_index];
+    const Rep& med = median_rep();
     const auto& tr = med.traffic;
     const auto& model = out_.partition.traffic[std::size_t(me_)];
     const double elem = double(sizeof(Scalar));
@@ -433,6 +448,7 @@ class RankRun {
   RankProcessors<Scalar>& procs_;
   pipeline::LocalMultiply<Scalar>& local_;
   Locate locate_;
+  const CallerMatrices<Scalar>* caller_;
   int me_ = 0, P_ = 1;
   DistOutcome out_;
   double factor_ = 1, my_speed_ = 0, partition_s_ = 0;
@@ -452,15 +468,18 @@ class RankRun {
 template <class Scalar>
 DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
                             RankProcessors<Scalar>& processors,
-                            const std::function<std::string(const std::string&)>& locate) {
-  return RankRun<Scalar>(s, comm, processors, locate).run();
+                            const std::function<std::string(const std::string&)>& locate,
+                            const CallerMatrices<Scalar>* caller) {
+  return RankRun<Scalar>(s, comm, processors, locate, caller).run();
 }
 
 template DistOutcome run_distributed<double>(const DistSettings&, const Communicator&,
                                              RankProcessors<double>&,
-                                             const std::function<std::string(const std::string&)>&);
+                                             const std::function<std::string(const std::string&)>&,
+                                             const CallerMatrices<double>*);
 template DistOutcome run_distributed<float>(const DistSettings&, const Communicator&,
                                             RankProcessors<float>&,
-                                            const std::function<std::string(const std::string&)>&);
+                                            const std::function<std::string(const std::string&)>&,
+                                            const CallerMatrices<float>*);
 
 }  // namespace cuboid::dist

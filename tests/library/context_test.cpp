@@ -146,7 +146,7 @@ TEST(Context, RefusesBadArgumentsNamingThem) {
               ctx.gemm(Op::transpose, Op::none, 4, 4, 4, 1.0, x.data(), 4, x.data(), 4, 0.0,
                        x.data(), 4);
             }),
-            "problem.trans_a");
+            "op_a");
   EXPECT_EQ(key_of([] {
               cuboid::ContextOptions o;
               o.algorithm = "nope";

@@ -7,7 +7,8 @@
 # each of examples/{cpp,c,fortran} with find_package(cuboid) against that prefix (and the
 # Kokkos the build used), builds it, and runs it on "host" and on "host,staged"; the C example
 # is built once more with pkg-config alone. Every run must say its product is correct. The
-# Fortran example is skipped, with a message, where there is no gfortran.
+# Fortran example is skipped, with a message, where there is no gfortran. Where the library has
+# the MPI layer, examples/mpi runs on 2 ranks.
 set -euo pipefail
 build=$(cd "${1:?usage: examples.sh BUILD_DIR SOURCE_DIR KOKKOS_ROOT [GENERATOR]}" && pwd)
 src=$(cd "${2:?}" && pwd)
@@ -25,7 +26,7 @@ step() {  # step LOG COMMAND...
 prefix=$tmp/prefix
 step "$tmp/install.log" cmake --install "$build" --prefix "$prefix"
 unexpected=$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort |
-  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid\.pc)$' || true)
+  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|mpi\.hpp|cuboid_mpi\.h)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid\.pc)$' || true)
 [ -z "$unexpected" ] || fail "installed beyond the API: $(echo $unexpected)"
 for f in lib/libcuboid.so include/cuboid/cuboid.h include/cuboid/cuboid.hpp lib/cmake/cuboid/cuboidConfig.cmake lib/pkgconfig/cuboid.pc; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
@@ -61,6 +62,20 @@ for x in "${languages[@]}"; do
   step "$tmp/$x-build.log" cmake --build "$tmp/$x"
   run "examples/$x" "$tmp/$x/cuboid-example-$x"
 done
+
+# The distributed entry from C under mpiexec, where the library was built with MPI.
+if [ -e "$prefix/include/cuboid/cuboid_mpi.h" ]; then
+  mpiexec=$(command -v mpiexec || command -v mpirun) || fail "cuboid_mpi.h installed but no mpiexec"
+  step "$tmp/mpi-configure.log" cmake -S "$src/examples/mpi" -B "$tmp/mpi" "${gen_args[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix"
+  step "$tmp/mpi-build.log" cmake --build "$tmp/mpi"
+  mpi_run() {  # two ranks, one thread each
+    OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      "$mpiexec" --oversubscribe -n 2 "$tmp/mpi/cuboid-example-mpi" "$@"
+  }
+  run "examples/mpi (2 ranks)" mpi_run
+  languages+=(mpi)
+fi
 
 # The C example without CMake: the flags come from cuboid.pc; the run path is the caller's.
 command -v pkg-config >/dev/null || fail "pkg-config not found"

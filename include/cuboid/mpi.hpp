@@ -1,0 +1,52 @@
+#pragma once
+// cuboid's distributed entry: C <- alpha op(A) op(B) + beta C on matrices spread over the ranks
+// of an MPI communicator in ScaLAPACK's 2D block-cyclic layout, each rank's processors (those of
+// its Context) computing its share. Collective: every rank of the communicator calls it with
+// the same global arguments and its own local arrays.
+//
+// The layout: a grid_rows x grid_cols process grid, row-major over the communicator's ranks
+// (rank = prow * grid_cols + pcol, BLACS order 'R'); square blocks of `block` x `block` for A, B
+// and C; block (I, J) on process (I mod grid_rows, J mod grid_cols) (the first block on process
+// (0, 0)); each rank stores its blocks in one column-major local array with leading dimension
+// at least its local rows (ScaLAPACK's NUMROC, `local_extent` below).
+//
+// MPI: the application initialises and finalises MPI. cuboid calls MPI only from the calling
+// thread, on a duplicate of the communicator made once (kept with the communicator as an MPI
+// attribute), so its messages never meet the application's; MPI_THREAD_FUNNELED is what that
+// formally requires, and a plain MPI_Init (MPI_THREAD_SINGLE in Open MPI) works.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cuboid/cuboid.hpp>
+
+namespace cuboid {
+
+struct BlockCyclicLayout {
+  int grid_rows = 0, grid_cols = 0;  // 0 x 0: the most nearly square grid, rows <= cols
+  std::int64_t block = 0;            // block edge, > 0
+};
+
+// ScaLAPACK's NUMROC: how many of n indices cut in blocks of `block`, dealt cyclically over
+// `procs` process coordinates from coordinate 0, coordinate `coord` owns.
+std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs);
+
+// The layout's grid for a communicator of `ranks` ranks (resolving 0 x 0); throws
+// KeyedError("layout", ...) when the grid's processes are not the ranks.
+void grid_of(const BlockCyclicLayout& layout, int ranks, int& grid_rows, int& grid_cols);
+
+// Collective over `comm`. A, B, C are this rank's local arrays (A of op(A)'s stored m x k or
+// k x m, B of k x n or n x k, C of m x n), with leading dimensions lda, ldb, ldc. BLAS's rules
+// apply: k = 0 or alpha = 0 scale C by beta without reading A or B, m = 0 or n = 0 do nothing,
+// beta = 0 never reads C. An argument error on any rank is a KeyedError on every rank, before any
+// data moves. A failure once data is moving is an Error on the failing rank; the others may
+// then wait for it, and the application should end the job (MPI_Abort).
+void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+          std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* A,
+          std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C,
+          std::int64_t ldc);
+void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+          std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* A,
+          std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
+          std::int64_t ldc);
+
+}  // namespace cuboid

@@ -1,0 +1,62 @@
+// The distributed C interface (include/cuboid/cuboid_mpi.h) over cuboid/mpi.hpp.
+#include <cuboid/cuboid_mpi.h>
+
+#include <cuboid/mpi.hpp>
+
+#include "library/c_api.hpp"
+
+namespace {
+
+template <class Scalar>
+cuboid_status gemm(cuboid_context* ctx, MPI_Comm comm, const cuboid_block_cyclic* layout,
+                   char transa, char transb, int64_t m, int64_t n, int64_t k, Scalar alpha,
+                   const Scalar* A, int64_t lda, const Scalar* B, int64_t ldb, Scalar beta,
+                   Scalar* C, int64_t ldc) {
+  if (!ctx) return CUBOID_INVALID_ARGUMENT;
+  return cuboid::capi::guarded(ctx->error, [&] {
+    if (!layout) throw cuboid::KeyedError("layout", "layout is a null pointer");
+    const auto op_a = cuboid::capi::op_argument(transa, "transa");
+    const auto op_b = cuboid::capi::op_argument(transb, "transb");
+    const cuboid::BlockCyclicLayout L{layout->grid_rows, layout->grid_cols, layout->block};
+    cuboid::gemm(ctx->context, comm, L, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+int64_t cuboid_local_extent(int64_t n, int64_t block, int coord, int procs) {
+  try {
+    return cuboid::local_extent(n, block, coord, procs);
+  } catch (...) {
+    return -1;
+  }
+}
+
+cuboid_status cuboid_dgemm_distributed(cuboid_context* context, MPI_Comm comm,
+                                       const cuboid_block_cyclic* layout, char transa, char transb,
+                                       int64_t m, int64_t n, int64_t k, double alpha,
+                                       const double* A, int64_t lda, const double* B, int64_t ldb,
+                                       double beta, double* C, int64_t ldc) {
+  return gemm(context, comm, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+cuboid_status cuboid_sgemm_distributed(cuboid_context* context, MPI_Comm comm,
+                                       const cuboid_block_cyclic* layout, char transa, char transb,
+                                       int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+                                       int64_t lda, const float* B, int64_t ldb, float beta,
+                                       float* C, int64_t ldc) {
+  return gemm(context, comm, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+cuboid_status cuboid_dgemm_distributed_f(cuboid_context* context, MPI_Fint comm,
+                                         const cuboid_block_cyclic* layout, char transa,
+                                         char transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                         const double* A, int64_t lda, const double* B, int64_t ldb,
+                                         double beta, double* C, int64_t ldc) {
+  return gemm(context, MPI_Comm_f2c(comm), layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+              beta, C, ldc);
+}
+
+}  // extern "C"

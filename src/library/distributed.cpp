@@ -1,0 +1,292 @@
+// The distributed entry (include/cuboid/mpi.hpp): the caller's block-cyclic matrices handed to
+// the rank runner, which computes them with the context's local multiply on every rank, as a
+// distributed `cuboid run` does with generated ones.
+#include <cuboid/mpi.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "layout/layout.hpp"
+#include "library/context_internals.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/runner.hpp"
+
+namespace cuboid {
+namespace {
+
+// cuboid's own duplicate of a caller's communicator, made on first use and kept with it as an
+// attribute, so that it is freed with the communicator and its tags never meet the caller's.
+int duplicate_keyval() {
+  static int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    auto drop = [](MPI_Comm, int, void* value, void*) -> int {
+      auto* dup = static_cast<MPI_Comm*>(value);
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized) MPI_Comm_free(dup);
+      delete dup;
+      return MPI_SUCCESS;
+    };
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop, &k, nullptr);
+    return k;
+  }();
+  return keyval;
+}
+
+MPI_Comm own_duplicate(MPI_Comm comm) {
+  const int keyval = duplicate_keyval();
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, keyval, &value, &found);
+  if (found) return *static_cast<MPI_Comm*>(value);
+  auto* dup = new MPI_Comm(MPI_COMM_NULL);
+  if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS) {
+    delete dup;
+    throw Error("MPI_Comm_dup failed on the communicator given");
+  }
+  // Errors on cuboid's duplicate come back as codes (then exceptions), never MPI's abort.
+  MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
+  MPI_Comm_set_attr(comm, keyval, dup);
+  return *dup;
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+// Every rank's arguments checked, then agreed on: an error on one rank is the same KeyedError on
+// every rank (the lowest failing rank's), so no rank goes on into traffic the others never join.
+void agree_on(const dist::Communicator& comm, const std::string& key, const std::string& message,
+              bool unsupported) {
+  const int me = comm.rank(), P = comm.size();
+  const int failing = int(comm.allreduce_min(key.empty() ? double(P) : double(me)));
+  if (failing >= P) return;
+  // The kind travels as the key's first character.
+  std::string k = (unsupported ? "U" : "K") + key, msg = message;
+  comm.broadcast(k, failing);
+  comm.broadcast(msg, failing);
+  if (failing != me && P > 1) msg = "rank " + str(failing) + ": " + msg;
+  if (k[0] == 'U') throw Unsupported(k.substr(1), msg);
+  throw KeyedError(k.substr(1), msg);
+}
+
+struct Local {
+  int prow = 0, pcol = 0, rows = 1, cols = 1;
+  std::int64_t a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0, c_rows = 0, c_cols = 0;
+};
+
+template <class Scalar>
+using HostVector = Kokkos::View<Scalar*, Kokkos::HostSpace>;
+
+// A local array as the runner wants it (lld = local rows): the caller's own memory when its
+// leading dimension is that, else a packed copy.
+template <class Scalar>
+HostVector<Scalar> packed(Scalar* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                          bool copy_in, const char* label) {
+  const std::size_t size = std::size_t(rows * cols);
+  if (ld == rows || size == 0) return HostVector<Scalar>(data, size);
+  HostVector<Scalar> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), size);
+  if (copy_in)
+    for (std::int64_t j = 0; j < cols; ++j)
+      std::copy(data + j * ld, data + j * ld + rows, out.data() + j * rows);
+  return out;
+}
+
+template <class Scalar>
+void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLayout& layout,
+                      Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                      Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B,
+                      std::int64_t ldb, Scalar beta, Scalar* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(ContextInternals::mutex(context));
+  CallReport& report = ContextInternals::report(context);
+  report = CallReport{};
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized)
+    throw KeyedError("comm",
+                     "MPI is not initialised (or already finalised): the application "
+                     "initialises MPI before a distributed call");
+  if (user_comm == MPI_COMM_NULL) throw KeyedError("comm", "the communicator is MPI_COMM_NULL");
+  int inter = 0;
+  MPI_Comm_test_inter(user_comm, &inter);
+  if (inter) throw KeyedError("comm", "an intercommunicator: give an intracommunicator");
+  const dist::Communicator comm(own_duplicate(user_comm));
+  const int P = comm.size(), me = comm.rank();
+  report.ranks = P;
+
+  // Checks on this rank, in BLAS's order, then agreed on by all.
+  std::string key, message;
+  bool unsupported = false;
+  Local L;
+  try {
+    if (m < 0) throw KeyedError("m", "m = " + str(m) + " is negative");
+    if (n < 0) throw KeyedError("n", "n = " + str(n) + " is negative");
+    if (k < 0) throw KeyedError("k", "k = " + str(k) + " is negative");
+    if (layout.block <= 0)
+      throw KeyedError("layout", "layout.block = " + str(layout.block) + " must be positive");
+    grid_of(layout, P, L.rows, L.cols);
+    // The same global arguments on every rank, or the ranks would cut different partitions.
+    const std::array<double, 8> mine{double(m),      double(n),
+                                     double(k),      double(layout.block),
+                                     double(L.rows), double(char(op_a)) * 256 + double(char(op_b)),
+                                     double(alpha),  double(beta)};
+    // One reduction for all: the maximum of each value and of its negation (minus the minimum).
+    // NaN (a NaN alpha or beta everywhere is the caller's to give) compares as one number.
+    std::vector<double> both;
+    for (double v : mine) both.push_back(std::isnan(v) ? 1e308 : v);
+    for (double v : mine) both.push_back(std::isnan(v) ? -1e308 : -v);
+    comm.allreduce_max(both);
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      if (both[i] != -both[i + mine.size()]) {
+        static const char* names[] = {"m", "n", "k", "layout", "layout", "op", "alpha", "beta"};
+        throw KeyedError(names[i], std::string(names[i]) +
+                                       " differs between the ranks: every rank must pass the same "
+                                       "global arguments");
+      }
+    L.prow = me / L.cols, L.pcol = me % L.cols;
+    const std::int64_t nb = layout.block;
+    auto rows_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.prow, 0, L.rows); };
+    auto cols_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.pcol, 0, L.cols); };
+    const std::int64_t a_m = op_a == Op::none ? m : k, a_n = op_a == Op::none ? k : m;
+    const std::int64_t b_m = op_b == Op::none ? k : n, b_n = op_b == Op::none ? n : k;
+    L.a_rows = rows_of(a_m), L.a_cols = cols_of(a_n);
+    L.b_rows = rows_of(b_m), L.b_cols = cols_of(b_n);
+    L.c_rows = rows_of(m), L.c_cols = cols_of(n);
+    if (lda < std::max<std::int64_t>(1, L.a_rows))
+      throw KeyedError("lda", "lda = " + str(lda) + " is below this rank's local rows of A (" +
+                                  str(L.a_rows) + ")");
+    if (ldb < std::max<std::int64_t>(1, L.b_rows))
+      throw KeyedError("ldb", "ldb = " + str(ldb) + " is below this rank's local rows of B (" +
+                                  str(L.b_rows) + ")");
+    if (ldc < std::max<std::int64_t>(1, L.c_rows))
+      throw KeyedError("ldc", "ldc = " + str(ldc) + " is below this rank's local rows of C (" +
+                                  str(L.c_rows) + ")");
+    // BLAS reads A and B only when there is a product to form.
+    const bool reads_ab = alpha != Scalar(0) && k > 0 && m > 0 && n > 0;
+    if (L.c_rows * L.c_cols > 0 && !C) throw KeyedError("C", "C is a null pointer");
+    if (reads_ab && L.a_rows * L.a_cols > 0 && !A) throw KeyedError("A", "A is a null pointer");
+    if (reads_ab && L.b_rows * L.b_cols > 0 && !B) throw KeyedError("B", "B is a null pointer");
+    if (reads_ab) require_supported_call(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
+  } catch (const KeyedError& e) {
+    key = e.key.empty() ? "layout" : e.key, message = e.what();
+    unsupported = dynamic_cast<const Unsupported*>(&e) != nullptr;
+  }
+  agree_on(comm, key, message, unsupported);
+
+  if (m == 0 || n == 0) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (k == 0 || alpha == Scalar(0)) {
+    // Each rank scales its own blocks: beta = 0 writes zeros without reading C.
+    for (std::int64_t j = 0; j < L.c_cols; ++j)
+      for (std::int64_t i = 0; i < L.c_rows; ++i) {
+        Scalar& c = C[i + j * ldc];
+        c = beta == Scalar(0) ? Scalar(0) : beta * c;
+      }
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return;
+  }
+
+  const ContextOptions& options = ContextInternals::options(context);
+  dist::RankProcessors<Scalar> procs;
+  procs.engines_before = exec::Engine<Scalar>::created();
+  procs.local = &ContextInternals::local<Scalar>(context, m, n, k, procs.calibration_s);
+  procs.speeds = ContextInternals::speeds<Scalar>(context);
+  report.calibration_s = procs.calibration_s;
+
+  dist::DistSettings s;
+  s.m = m, s.n = n, s.k = k;
+  // The tile: the block where it is a sensible GEMM edge (a box of tiles is then a set of whole
+  // blocks), else about a twelfth of the largest edge.
+  if (options.tile > 0) {
+    s.tile = options.tile;
+  } else if (layout.block >= 64 && layout.block <= 1024) {
+    s.tile = layout.block;
+  } else {
+    s.tile = 32;
+    while (s.tile * 2 <= std::max({m, n, k}) / 12 && s.tile < 512) s.tile *= 2;
+  }
+  // Every rank needs a tile task: smaller tiles for small products, and where even tiles of one
+  // element are fewer than the ranks, the ranks beyond them sit this product out.
+  auto tasks = [&](std::int64_t t) {
+    return double((m + t - 1) / t) * double((n + t - 1) / t) * double((k + t - 1) / t);
+  };
+  while (s.tile > 1 && tasks(s.tile) < double(P)) s.tile = (s.tile + 1) / 2;
+  if (tasks(s.tile) < double(P))
+    for (int r = 0; r < P; ++r) s.rank_speeds.push_back(double(r) < tasks(s.tile) ? 1.0 : 0.0);
+  s.alpha = double(alpha), s.beta = double(beta);
+  s.automatic = true;
+  s.aligned = false;
+  s.grid = {L.rows, L.cols};
+  s.block = layout.block;
+  s.repetitions = 1, s.warmup = 0, s.validate = false;
+  s.gather_figures = false;
+
+  // The runner's local arrays have lld = local rows: the caller's when they are, copies else.
+  const bool c_reads = beta != Scalar(0);
+  dist::CallerMatrices<Scalar> mats;
+  mats.A = packed(const_cast<Scalar*>(A), L.a_rows, L.a_cols, lda, true, "cuboid::A_packed");
+  mats.B = packed(const_cast<Scalar*>(B), L.b_rows, L.b_cols, ldb, true, "cuboid::B_packed");
+  mats.C = packed(C, L.c_rows, L.c_cols, ldc, c_reads, "cuboid::C_packed");
+
+  dist::DistOutcome out;
+  try {
+    out = dist::run_distributed<Scalar>(
+        s, comm, procs, [](const std::string& key) { return key; }, &mats);
+  } catch (const dist::CollectiveFailure& e) {
+    throw Error(e.origin == me ? e.what()
+                               : "rank " + std::to_string(e.origin) + ": " + std::string(e.what()));
+  } catch (const dist::RankFailure& e) {
+    throw Error(e.what());
+  }
+  if (mats.C.data() != C)
+    for (std::int64_t j = 0; j < L.c_cols; ++j)
+      std::copy(mats.C.data() + j * L.c_rows, mats.C.data() + (j + 1) * L.c_rows, C + j * ldc);
+  report.seconds = out.times_s.empty() ? 0 : out.times_s.front();
+  report.rank_partition = out.partition.name;
+  report.received_bytes = out.received_bytes;
+  report.speeds = procs.local->speeds();
+}
+
+}  // namespace
+
+std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs) {
+  if (n < 0 || block <= 0 || procs <= 0 || coord < 0 || coord >= procs)
+    throw KeyedError("layout", "local_extent: needs n >= 0, block > 0 and 0 <= coord < procs");
+  return dist::numroc(n, block, coord, 0, procs);
+}
+
+void grid_of(const BlockCyclicLayout& layout, int ranks, int& grid_rows, int& grid_cols) {
+  if (layout.grid_rows == 0 && layout.grid_cols == 0) {
+    const dist::ProcessGrid g = dist::near_square_grid(ranks);
+    grid_rows = g.rows, grid_cols = g.cols;
+    return;
+  }
+  if (layout.grid_rows <= 0 || layout.grid_cols <= 0 ||
+      std::int64_t(layout.grid_rows) * layout.grid_cols != ranks)
+    throw KeyedError("layout", "layout grid " + std::to_string(layout.grid_rows) + "x" +
+                                   std::to_string(layout.grid_cols) +
+                                   " is not a grid of the communicator's " + std::to_string(ranks) +
+                                   " ranks");
+  grid_rows = layout.grid_rows, grid_cols = layout.grid_cols;
+}
+
+void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+          std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* A,
+          std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C,
+          std::int64_t ldc) {
+  gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+          std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* A,
+          std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
+          std::int64_t ldc) {
+  gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+}  // namespace cuboid
