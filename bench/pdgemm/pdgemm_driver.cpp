@@ -35,6 +35,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <new>
 #include <numeric>
 #include <sstream>
@@ -44,6 +45,10 @@
 
 #include "exec/matrices.hpp"
 #include "layout/layout.hpp"
+
+#if CUBOID_PDGEMM_WITH_LIBRARY
+#include <cuboid/mpi.hpp>
+#endif
 
 extern "C" {
 void Cblacs_get(int context, int what, int* value);
@@ -105,6 +110,10 @@ struct Options {
   bool validate = true;
   double perturb = 0;
   std::string json;
+  // "pdgemm"; with the library, "cuboid" (its distributed entry on the same local arrays) or
+  // "both" (each repetition runs the two, in alternating order).
+  std::string engine = "pdgemm";
+  std::string processors = "host";  // the cuboid context's processors, comma-separated
 };
 
 struct BadInput : std::runtime_error {
@@ -296,9 +305,25 @@ int run(const Options& o, int rank, int P) {
   fill(C0, o.seed, exec::MatrixId::C, rank);
 
   const int one = 1, total = o.warmup + o.repetitions;
-  std::vector<double> slowest;
+  const bool run_pdgemm = o.engine != "cuboid", run_cuboid = o.engine != "pdgemm";
+#if CUBOID_PDGEMM_WITH_LIBRARY
+  std::unique_ptr<cuboid::Context> context;
+  Local Cc;
+  if (run_cuboid) {
+    cuboid::ContextOptions co;
+    std::stringstream list(o.processors);
+    for (std::string name; std::getline(list, name, ',');) co.processors.push_back(name);
+    context = std::make_unique<cuboid::Context>(co);
+    Cc = C;
+  }
+#else
+  if (run_cuboid) throw BadInput("--engine " + o.engine + ": built without libcuboid");
+#endif
+  std::vector<double> slowest, slowest_cuboid;
   long calls = 0;
-  for (int r = 0; r < total; ++r) {
+  double cuboid_received = 0, cuboid_speed = 0;
+  std::string cuboid_partition;
+  auto one_pdgemm = [&] {
     C.data = C0.data;
     MPI_Barrier(MPI_COMM_WORLD);
     const long before = g_pilaenv_calls.load();
@@ -311,21 +336,54 @@ int run(const Options& o, int rank, int P) {
     MPI_Barrier(MPI_COMM_WORLD);
     slowest.push_back(MPI_Wtime() - t0);
     calls = g_pilaenv_calls.load() - before;
+  };
+  auto one_cuboid = [&] {
+#if CUBOID_PDGEMM_WITH_LIBRARY
+    Cc.data = C0.data;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    cuboid::gemm(*context, MPI_COMM_WORLD, cuboid::BlockCyclicLayout{g.rows, g.cols, o.block},
+                 cuboid::Op::none, cuboid::Op::none, o.m, o.n, o.k, o.alpha, A.data.data(), A.lld,
+                 B.data.data(), B.lld, o.beta, Cc.data.data(), Cc.lld);
+    MPI_Barrier(MPI_COMM_WORLD);
+    slowest_cuboid.push_back(MPI_Wtime() - t0);
+    cuboid_received = context->last_call().received_bytes;
+    cuboid_partition = context->last_call().rank_partition;
+    cuboid_speed = 0;
+    for (double v : context->last_call().speeds) cuboid_speed += v;
+#endif
+  };
+  for (int r = 0; r < total; ++r) {
+    if (run_pdgemm && (r % 2 == 0 || !run_cuboid)) one_pdgemm();
+    if (run_cuboid) one_cuboid();
+    if (run_pdgemm && run_cuboid && r % 2 == 1) one_pdgemm();
   }
   long calls_min = 0;
   MPI_Allreduce(&calls, &calls_min, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-  if (o.panel > 0 && calls_min == 0)
+  if (run_pdgemm && o.panel > 0 && calls_min == 0)
     throw std::runtime_error(
         "--panel: pdgemm never called this program's pilaenv_, so the "
         "panel width could not be set (is PBLAS linked with -Bsymbolic?)");
-  const std::vector<double> timed(slowest.begin() + o.warmup, slowest.end());
+  const std::vector<double>& main_times = run_pdgemm ? slowest : slowest_cuboid;
+  const std::vector<double> timed(main_times.begin() + o.warmup, main_times.end());
   const double med = median(timed);
   const double flops = 2.0 * double(o.m) * double(o.n) * double(o.k);
 
   if (o.perturb != 0 && rank == 0 && !C.data.empty()) C.data[0] += o.perturb;
-  Check check;
-  if (o.validate) check = validate(o, A, B, C0, C, g, ctxt, rank);
+  Check check, check_cuboid;
+  if (o.validate && run_pdgemm) check = validate(o, A, B, C0, C, g, ctxt, rank);
+#if CUBOID_PDGEMM_WITH_LIBRARY
+  if (o.validate && run_cuboid) {
+    if (o.perturb != 0 && rank == 0 && !Cc.data.empty()) Cc.data[0] += o.perturb;
+    check_cuboid = validate(o, A, B, C0, Cc, g, ctxt, rank);
+    if (!run_pdgemm) check = check_cuboid;
+  }
+#endif
   Cblacs_gridexit(ctxt);
+  double received_max = 0;
+  MPI_Reduce(&cuboid_received, &received_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  std::vector<double> rank_speeds(static_cast<std::size_t>(P), 0.0);
+  MPI_Gather(&cuboid_speed, 1, MPI_DOUBLE, rank_speeds.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
   if (root) {
     nlohmann::json j = {
@@ -361,6 +419,22 @@ int run(const Options& o, int rank, int P) {
                                   "1.01 u [(2k+n+4)(|alpha| |A| |B| + |beta| |C0|) + n |C|] |x| "
                                   "(inf-norms, pdgemv and pdlange)"
                                 : "not validated"}}}};
+    j["engine"] = o.engine;
+    if (run_cuboid) {
+      const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
+      j["cuboid"] = {{"processors", o.processors},
+                     {"times_s", ct},
+                     {"median_s", median(ct)},
+                     {"gflops", flops / median(ct) / 1e9},
+                     {"rank_partition", cuboid_partition},
+                     {"rank_gflops", rank_speeds},
+                     {"received_bytes_max", received_max},
+                     {"validation",
+                      {{"passed", check_cuboid.passed},
+                       {"error", check_cuboid.error},
+                       {"bound", check_cuboid.bound}}}};
+      if (!run_pdgemm) j["program"] = "cuboid::gemm (distributed)";
+    }
     const std::string line = j.dump();
     std::cout << line << std::endl;
     if (!o.json.empty()) {
@@ -377,9 +451,18 @@ int run(const Options& o, int rank, int P) {
             << "): median " << med << " s, " << flops / med / 1e9 << " GFLOP/s; validation "
             << (o.validate ? (check.passed ? "passed" : "FAILED") : "not performed") << " ("
             << check.error << " <= " << check.bound << ")\n";
+    if (run_cuboid && run_pdgemm) {
+      const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
+      summary << "cuboid-pdgemm: cuboid::gemm on " << o.processors << " (" << cuboid_partition
+              << "): median " << median(ct) << " s, " << flops / median(ct) / 1e9 << " GFLOP/s, "
+              << median(ct) / med << "x pdgemm's time; validation "
+              << (o.validate ? (check_cuboid.passed ? "passed" : "FAILED") : "not performed")
+              << "\n";
+    }
     std::cerr << summary.str() << std::flush;
   }
-  return o.validate && !check.passed ? kValidationFailed : 0;
+  return o.validate && (!check.passed || (run_cuboid && !check_cuboid.passed)) ? kValidationFailed
+                                                                               : 0;
 }
 
 }  // namespace
@@ -410,6 +493,13 @@ int main(int argc, char** argv) {
   app.add_option("--perturb", o.perturb,
                  "add this to one element of C before the check (tests that the check fails)");
   app.add_option("--json", o.json, "also write the JSON line to this file");
+  app.add_option("--engine", o.engine,
+                 "pdgemm, cuboid (the library's distributed entry on the same arrays) or both "
+                 "(interleaved)")
+      ->check(CLI::IsMember({"pdgemm", "cuboid", "both"}))
+      ->capture_default_str();
+  app.add_option("--processors", o.processors, "the cuboid context's processors (--engine)")
+      ->capture_default_str();
 
   int status = 0;
   try {

@@ -92,6 +92,9 @@ struct Context::Impl {
   CallReport last;
   TypeState<float> f32;
   TypeState<double> f64;
+  // What other entries keep with the context (the distributed entry's prepared products), by
+  // name; declared last, so destroyed before the local multiplies they use.
+  std::map<std::string, std::shared_ptr<void>> extensions;
 
   template <class Scalar>
   TypeState<Scalar>& state() {
@@ -334,6 +337,9 @@ void require_supported_call(const GemmShape& shape, ScalarType type) {
 std::mutex& ContextInternals::mutex(Context& c) { return c.impl_->mutex; }
 CallReport& ContextInternals::report(Context& c) { return c.impl_->last; }
 const ContextOptions& ContextInternals::options(const Context& c) { return c.impl_->options; }
+std::shared_ptr<void>& ContextInternals::extension(Context& c, const std::string& name) {
+  return c.impl_->extensions[name];
+}
 
 template <class Scalar>
 pipeline::LocalMultiply<Scalar>& ContextInternals::local(Context& c, std::int64_t m, std::int64_t n,

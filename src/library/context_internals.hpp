@@ -3,7 +3,9 @@
 // members: its lock, its report and its local multiply per scalar type. Internal: not installed.
 #include <cuboid/cuboid.hpp>
 
+#include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "pipeline/local_multiply.hpp"
@@ -19,6 +21,8 @@ struct ContextInternals {
   static std::mutex& mutex(Context& c);
   static CallReport& report(Context& c);
   static const ContextOptions& options(const Context& c);
+  // A slot the context keeps for another entry of the library, created empty on first use.
+  static std::shared_ptr<void>& extension(Context& c, const std::string& name);
   // The context's local multiply for Scalar, its processors calibrated (on m x n x k, each edge
   // capped, when nothing is given or cached) on first use; `calibration_s` is what that took.
   template <class Scalar>

@@ -7,9 +7,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <list>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "layout/layout.hpp"
@@ -22,14 +26,21 @@ namespace {
 
 // cuboid's own duplicate of a caller's communicator, made on first use and kept with it as an
 // attribute, so that it is freed with the communicator and its tags never meet the caller's.
+// Each duplicate has a number never reused, which names it in the prepared products' keys (a
+// freed communicator's handle may come back for another one).
+struct Duplicate {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::uint64_t id = 0;
+};
+
 int duplicate_keyval() {
   static int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
     auto drop = [](MPI_Comm, int, void* value, void*) -> int {
-      auto* dup = static_cast<MPI_Comm*>(value);
+      auto* dup = static_cast<Duplicate*>(value);
       int finalized = 0;
       MPI_Finalized(&finalized);
-      if (!finalized) MPI_Comm_free(dup);
+      if (!finalized) MPI_Comm_free(&dup->comm);
       delete dup;
       return MPI_SUCCESS;
     };
@@ -39,22 +50,47 @@ int duplicate_keyval() {
   return keyval;
 }
 
-MPI_Comm own_duplicate(MPI_Comm comm) {
+const Duplicate& own_duplicate(MPI_Comm comm) {
+  static std::atomic<std::uint64_t> next{1};
   const int keyval = duplicate_keyval();
   void* value = nullptr;
   int found = 0;
   MPI_Comm_get_attr(comm, keyval, &value, &found);
-  if (found) return *static_cast<MPI_Comm*>(value);
-  auto* dup = new MPI_Comm(MPI_COMM_NULL);
-  if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS) {
-    delete dup;
+  if (found) return *static_cast<Duplicate*>(value);
+  auto dup = std::make_unique<Duplicate>();
+  if (MPI_Comm_dup(comm, &dup->comm) != MPI_SUCCESS)
     throw Error("MPI_Comm_dup failed on the communicator given");
-  }
+  dup->id = next++;
   // Errors on cuboid's duplicate come back as codes (then exceptions), never MPI's abort.
-  MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
-  MPI_Comm_set_attr(comm, keyval, dup);
-  return *dup;
+  MPI_Comm_set_errhandler(dup->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_set_attr(comm, keyval, dup.get());
+  return *dup.release();
 }
+
+// Products prepared by shape, layout and communicator, most recently used first: a repeated
+// call finds its partition, plans and buffers made. At most kPrepared per scalar type, since
+// each holds buffers of the size of its panels.
+constexpr std::size_t kPrepared = 4;
+
+using Key = std::array<std::int64_t, 10>;
+
+template <class Scalar>
+struct Prepared {
+  Key key;
+  std::unique_ptr<dist::DistributedProduct<Scalar>> product;
+};
+
+struct PreparedProducts {
+  std::list<Prepared<float>> f32;
+  std::list<Prepared<double>> f64;
+  template <class Scalar>
+  std::list<Prepared<Scalar>>& of() {
+    if constexpr (std::is_same_v<Scalar, float>)
+      return f32;
+    else
+      return f64;
+  }
+};
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
@@ -115,12 +151,13 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   int inter = 0;
   MPI_Comm_test_inter(user_comm, &inter);
   if (inter) throw KeyedError("comm", "an intercommunicator: give an intracommunicator");
-  const dist::Communicator comm(own_duplicate(user_comm));
+  const Duplicate& dup = own_duplicate(user_comm);
+  const dist::Communicator comm(dup.comm);
   const int P = comm.size(), me = comm.rank();
   report.ranks = P;
 
   // Checks on this rank, in BLAS's order, then agreed on by all.
-  std::string key, message;
+  std::string bad_key, message;
   bool unsupported = false;
   Local L;
   try {
@@ -173,10 +210,10 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
     if (reads_ab && L.b_rows * L.b_cols > 0 && !B) throw KeyedError("B", "B is a null pointer");
     if (reads_ab) require_supported_call(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
   } catch (const KeyedError& e) {
-    key = e.key.empty() ? "layout" : e.key, message = e.what();
+    bad_key = e.key.empty() ? "layout" : e.key, message = e.what();
     unsupported = dynamic_cast<const Unsupported*>(&e) != nullptr;
   }
-  agree_on(comm, key, message, unsupported);
+  agree_on(comm, bad_key, message, unsupported);
 
   if (m == 0 || n == 0) return;
   const auto t0 = std::chrono::steady_clock::now();
@@ -224,7 +261,30 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   s.grid = {L.rows, L.cols};
   s.block = layout.block;
   s.repetitions = 1, s.warmup = 0, s.validate = false;
-  s.gather_figures = false;
+
+  // The prepared product of this shape, layout and communicator, or a new one (collective:
+  // every rank misses or hits alike, since the key is made of agreed arguments).
+  auto& slot = ContextInternals::extension(context, "distributed");
+  if (!slot) slot = std::make_shared<PreparedProducts>();
+  auto& cache = static_cast<PreparedProducts*>(slot.get())->of<Scalar>();
+  const Key key{
+      std::int64_t(dup.id), m, n, k, layout.block, L.rows, L.cols, s.tile, beta == Scalar(0),
+      beta == Scalar(1)};
+  auto it = std::find_if(cache.begin(), cache.end(), [&](const auto& p) { return p.key == key; });
+  if (it != cache.end()) {
+    cache.splice(cache.begin(), cache, it);
+  } else {
+    if (cache.size() >= kPrepared) cache.pop_back();
+    try {
+      cache.push_front(
+          {key, std::make_unique<dist::DistributedProduct<Scalar>>(s, dup.comm, procs)});
+    } catch (const dist::CollectiveFailure& e) {
+      throw Error(e.origin == me
+                      ? e.what()
+                      : "rank " + std::to_string(e.origin) + ": " + std::string(e.what()));
+    }
+  }
+  dist::DistributedProduct<Scalar>& product = *cache.front().product;
 
   // The runner's local arrays have lld = local rows: the caller's when they are, copies else.
   const bool c_reads = beta != Scalar(0);
@@ -232,23 +292,16 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   mats.A = packed(const_cast<Scalar*>(A), L.a_rows, L.a_cols, lda, true, "cuboid::A_packed");
   mats.B = packed(const_cast<Scalar*>(B), L.b_rows, L.b_cols, ldb, true, "cuboid::B_packed");
   mats.C = packed(C, L.c_rows, L.c_cols, ldc, c_reads, "cuboid::C_packed");
-
-  dist::DistOutcome out;
   try {
-    out = dist::run_distributed<Scalar>(
-        s, comm, procs, [](const std::string& key) { return key; }, &mats);
-  } catch (const dist::CollectiveFailure& e) {
-    throw Error(e.origin == me ? e.what()
-                               : "rank " + std::to_string(e.origin) + ": " + std::string(e.what()));
+    report.seconds = product.multiply(mats, alpha, beta);
   } catch (const dist::RankFailure& e) {
     throw Error(e.what());
   }
   if (mats.C.data() != C)
     for (std::int64_t j = 0; j < L.c_cols; ++j)
       std::copy(mats.C.data() + j * L.c_rows, mats.C.data() + (j + 1) * L.c_rows, C + j * ldc);
-  report.seconds = out.times_s.empty() ? 0 : out.times_s.front();
-  report.rank_partition = out.partition.name;
-  report.received_bytes = out.received_bytes;
+  report.rank_partition = product.partition().name;
+  report.received_bytes = product.received_bytes();
   report.speeds = procs.local->speeds();
 }
 

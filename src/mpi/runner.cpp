@@ -86,11 +86,33 @@ class RankRun {
   using Locate = std::function<std::string(const std::string&)>;
 
   RankRun(const DistSettings& s, const Communicator& comm, RankProcessors<Scalar>& procs,
-          const Locate& locate, const CallerMatrices<Scalar>* caller)
-      : s_(s), comm_(comm), procs_(procs), local_(*procs.local), locate_(locate), caller_(caller) {
+          const Locate& locate)
+      : s_(s), comm_(comm), procs_(procs), local_(*procs.local), locate_(locate) {
     me_ = comm.rank(), P_ = comm.size();
     out_.ranks = P_;
   }
+
+  // A product prepared once and run on the caller's matrices many times (DistributedProduct).
+  void prepare() {
+    share_speeds();
+    choose_partition();
+    plan_pieces();
+    allocate_panels();
+  }
+  double multiply(const CallerMatrices<Scalar>& x, Scalar alpha, Scalar beta) {
+    A_ = x.A, B_ = x.B, C_ = x.C, C0_ = x.C;
+    arrays_of_storage();
+    Rep rep;
+    try {
+      rep = repetition(alpha, beta);
+    } catch (const std::exception& e) {
+      throw RankFailure(std::string("during the distributed product: ") + e.what());
+    }
+    received_ = rep.traffic.recv_mpi;
+    return rep.global_s;
+  }
+  const RankPartition& partition() const { return out_.partition; }
+  double received() const { return received_; }
 
   DistOutcome run() {
     share_speeds();
@@ -104,7 +126,7 @@ class RankRun {
       x = exec::flip_exponent_bit(x);
     }
     validate();
-    if (s_.gather_figures) gather_figures();
+    gather_figures();
     return std::move(out_);
   }
 
@@ -284,18 +306,23 @@ class RankRun {
     comm_.agree(failure);
   }
 
-  // Each rank generates what the layout gives it, or takes the caller's matrices.
+  // Each rank generates what the layout gives it.
   void make_matrices() {
-    const Distribution& d = dist();
-    if (caller_) {
-      A_ = caller_->A, B_ = caller_->B, C_ = caller_->C, C0_ = caller_->C;
-    } else {
-      generate_matrices();
-    }
+    generate_matrices();
+    allocate_panels();
+    arrays_of_storage();
+  }
+
+  void allocate_panels() {
     a_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_panel"),
                        std::size_t(max_a_));
     b_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_panel"),
                        std::size_t(max_b_));
+  }
+
+  // The block-cyclic local arrays as matrices, for pieces that read or write them in place.
+  void arrays_of_storage() {
+    const Distribution& d = dist();
     if (d.a.kind() == MatrixDist::Kind::block_cyclic) {
       A_array_ = local_array(A_, d.a, me_);
       B_array_ = local_array(B_, d.b, me_);
@@ -325,7 +352,7 @@ class RankRun {
   }
 
   // One repetition: inputs exchanged while pieces compute as they arrive, then the reduction.
-  Rep repetition() {
+  Rep repetition(Scalar alpha, Scalar beta) {
     Rep rep;
     rep.workers.resize(local_.processors().size());
     // C written in place starts as C0, like the single-process run (not timed). The caller's
@@ -336,7 +363,6 @@ class RankRun {
     Stopwatch sw;
     ex_->start(A_, B_);
     rep.phases.exchange += sw.seconds();
-    const Scalar alpha = Scalar(s_.alpha), beta = Scalar(s_.beta);
     const TileOrder& order = out_.partition.order;
     for (std::size_t p = 0; p < ex_->pieces().size(); ++p) {
       const Piece& piece = ex_->pieces()[p];
@@ -372,14 +398,13 @@ class RankRun {
   void repeat() {
     try {
       for (int r = 0; r < s_.warmup + s_.repetitions; ++r) {
-        Rep rep = repetition();
+        Rep rep = repetition(Scalar(s_.alpha), Scalar(s_.beta));
         if (r >= s_.warmup) reps_.push_back(std::move(rep));
       }
     } catch (const std::exception& e) {
       throw RankFailure(std::string("during the distributed product: ") + e.what());
     }
     for (const auto& r : reps_) out_.times_s.push_back(r.global_s);
-    if (!reps_.empty()) out_.received_bytes = median_rep().traffic.recv_mpi;
   }
 
   const Rep& median_rep() const {
@@ -448,7 +473,7 @@ class RankRun {
   RankProcessors<Scalar>& procs_;
   pipeline::LocalMultiply<Scalar>& local_;
   Locate locate_;
-  const CallerMatrices<Scalar>* caller_;
+  double received_ = 0;
   int me_ = 0, P_ = 1;
   DistOutcome out_;
   double factor_ = 1, my_speed_ = 0, partition_s_ = 0;
@@ -466,20 +491,59 @@ class RankRun {
 }  // namespace
 
 template <class Scalar>
+struct DistributedProduct<Scalar>::Impl {
+  Impl(const DistSettings& settings, MPI_Comm comm, RankProcessors<Scalar> processors)
+      : s(settings),
+        c(comm),
+        procs(processors),
+        run(s, c, procs, [](const std::string& key) { return key; }) {}
+  DistSettings s;
+  Communicator c;
+  RankProcessors<Scalar> procs;
+  RankRun<Scalar> run;
+};
+
+template <class Scalar>
+DistributedProduct<Scalar>::DistributedProduct(const DistSettings& s, MPI_Comm comm,
+                                               RankProcessors<Scalar> processors)
+    : impl_(std::make_unique<Impl>(s, comm, processors)) {
+  impl_->run.prepare();
+}
+
+template <class Scalar>
+DistributedProduct<Scalar>::~DistributedProduct() = default;
+
+template <class Scalar>
+double DistributedProduct<Scalar>::multiply(const CallerMatrices<Scalar>& m, Scalar alpha,
+                                            Scalar beta) {
+  return impl_->run.multiply(m, alpha, beta);
+}
+
+template <class Scalar>
+const RankPartition& DistributedProduct<Scalar>::partition() const {
+  return impl_->run.partition();
+}
+
+template <class Scalar>
+double DistributedProduct<Scalar>::received_bytes() const {
+  return impl_->run.received();
+}
+
+template class DistributedProduct<double>;
+template class DistributedProduct<float>;
+
+template <class Scalar>
 DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
                             RankProcessors<Scalar>& processors,
-                            const std::function<std::string(const std::string&)>& locate,
-                            const CallerMatrices<Scalar>* caller) {
-  return RankRun<Scalar>(s, comm, processors, locate, caller).run();
+                            const std::function<std::string(const std::string&)>& locate) {
+  return RankRun<Scalar>(s, comm, processors, locate).run();
 }
 
 template DistOutcome run_distributed<double>(const DistSettings&, const Communicator&,
                                              RankProcessors<double>&,
-                                             const std::function<std::string(const std::string&)>&,
-                                             const CallerMatrices<double>*);
+                                             const std::function<std::string(const std::string&)>&);
 template DistOutcome run_distributed<float>(const DistSettings&, const Communicator&,
                                             RankProcessors<float>&,
-                                            const std::function<std::string(const std::string&)>&,
-                                            const CallerMatrices<float>*);
+                                            const std::function<std::string(const std::string&)>&);
 
 }  // namespace cuboid::dist

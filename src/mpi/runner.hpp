@@ -11,6 +11,7 @@
 // the outcome into text and JSON.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,14 +53,11 @@ struct DistSettings {
   // For testing validation: drop-task leaves one tile task of the lowest rank with work out;
   // corrupt changes C(0, 0) on its owner after the last repetition (exec/fault.hpp).
   exec::Fault fault = exec::Fault::none;
-  // Every rank's figures gathered on rank 0 (DistOutcome::per_rank); a library call has no use
-  // for them and skips the gather.
-  bool gather_figures = true;
 };
 
-// The caller's matrices, in the block-cyclic layout the settings describe (local arrays with
-// ScaLAPACK's lld = local rows), instead of matrices generated from the seed. C is updated in
-// place: it is also C0, read once for beta (never when beta is 0). A and B are only read.
+// The caller's matrices for a DistributedProduct, in the block-cyclic layout its settings
+// describe (local arrays with ScaLAPACK's lld = local rows). C is updated in place: it is also
+// C0, read once for beta (never when beta is 0). A and B are only read.
 template <class Scalar>
 struct CallerMatrices {
   Kokkos::View<Scalar*, Kokkos::HostSpace> A, B, C;
@@ -88,20 +86,38 @@ struct DistOutcome {
   std::vector<double> times_s;      // slowest rank's time per repetition (not warm-up)
   DistValidation validation;
   bool validated = false;
-  double received_bytes = 0;  // this rank's, as MPI delivered them, in the median repetition
   // Rank 0 only: every rank's figures of the median repetition.
   std::vector<RankFigures> per_rank;
+};
+
+// One distributed product prepared for the caller's matrices of a shape and layout: the rank
+// partition chosen, the pieces planned, every buffer made, once (collective over `comm`, which
+// must outlive it); then multiply() runs it on matrices of that layout, as often as asked
+// (collective). The plans assume beta = 0 or 1 as `s.beta` is, or neither; validation and
+// figures are the caller's.
+template <class Scalar>
+class DistributedProduct {
+ public:
+  DistributedProduct(const DistSettings& s, MPI_Comm comm, RankProcessors<Scalar> processors);
+  ~DistributedProduct();
+  DistributedProduct(const DistributedProduct&) = delete;
+  DistributedProduct& operator=(const DistributedProduct&) = delete;
+  // The slowest rank's time.
+  double multiply(const CallerMatrices<Scalar>& m, Scalar alpha, Scalar beta);
+  const RankPartition& partition() const;
+  double received_bytes() const;  // this rank's in the last multiply, as MPI delivered them
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Collective over `comm`. Input errors found before any traffic throw CollectiveFailure on
 // every rank (rank 0 prints it); `locate(key)` prefixes a KeyedError's message with where the
 // key was given. A failure in the middle of the traffic throws RankFailure on the failing rank.
-// With `caller` the product is the caller's (block-cyclic only, validation from the seed
-// impossible): its matrices are used in place of generated ones.
 template <class Scalar>
 DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
                             RankProcessors<Scalar>& processors,
-                            const std::function<std::string(const std::string&)>& locate,
-                            const CallerMatrices<Scalar>* caller = nullptr);
+                            const std::function<std::string(const std::string&)>& locate);
 
 }  // namespace cuboid::dist
