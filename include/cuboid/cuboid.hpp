@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cuboid {
@@ -33,6 +34,7 @@ struct CallReport {
   double calibration_s = 0;    // spent calibrating within this call (first call of a type)
   std::string algorithm;       // the partition used ("" for a direct call)
   std::vector<double> speeds;  // GFLOP/s per processor, as partitioned with
+  std::string processor;       // the processor of a direct call ("" when partitioned)
   // A distributed call (cuboid/mpi.hpp): the ranks, the rank partition chosen and the bytes of
   // A, B and C this rank received (as MPI counted them); 1, "" and 0 otherwise.
   int ranks = 1;
@@ -56,6 +58,21 @@ class Context {
   void gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
             const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta,
             float* C, std::int64_t ldc);
+
+  // The same product on matrices that lie in the memory of one of the context's processors the
+  // host cannot address (a GPU's), named by the Kokkos memory space's name() ("Cuda", "HIP"):
+  // one GEMM on that processor, on the matrices where they are (nothing is copied), complete on
+  // return. A, B and C are that memory's pointers; the arguments follow gemm's rules. Throws
+  // KeyedError("processors") when no processor of the context has that memory. The Kokkos view
+  // overloads (<cuboid/kokkos.hpp>) call it for device views; it takes pointers so that this
+  // header needs no Kokkos.
+  void gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                     std::int64_t n, std::int64_t k, double alpha, const double* A,
+                     std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C,
+                     std::int64_t ldc);
+  void gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                     std::int64_t n, std::int64_t k, float alpha, const float* A, std::int64_t lda,
+                     const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc);
 
   // The speeds for a scalar type (calibrating on first use), GFLOP/s per processor.
   std::vector<double> speeds(ScalarType type);

@@ -24,6 +24,7 @@
 #include "pipeline/local_multiply.hpp"
 #include "pipeline/rates.hpp"
 #include "platform/calibration.hpp"
+#include "platform/device_calls.hpp"
 
 namespace cuboid {
 namespace {
@@ -53,12 +54,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A matrix the caller stores column-major with leading dimension `ld`, as a host view of its
-// `rows` x `cols` part (a padded LayoutLeft view: no copy).
-template <class Scalar>
-exec::HostMatrix<Scalar> wrap(Scalar* data, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-  using Unmanaged = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace,
-                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+// A matrix the caller stores column-major with leading dimension `ld`, as a view of its
+// `rows` x `cols` part in `Space` (a padded LayoutLeft view: no copy).
+template <class Space = Kokkos::HostSpace, class Scalar>
+Kokkos::View<Scalar**, Kokkos::LayoutLeft, Space> wrap(Scalar* data, std::int64_t rows,
+                                                       std::int64_t cols, std::int64_t ld) {
+  using Unmanaged =
+      Kokkos::View<Scalar**, Kokkos::LayoutLeft, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const Unmanaged whole(data, std::size_t(ld), std::size_t(cols));
   return Kokkos::subview(whole, std::make_pair(std::int64_t(0), rows), Kokkos::ALL);
 }
@@ -165,6 +167,13 @@ struct Context::Impl {
             Scalar* C, std::int64_t ldc);
   template <class Scalar>
   void scale(std::int64_t m, std::int64_t n, Scalar beta, Scalar* C, std::int64_t ldc);
+  template <class Scalar>
+  void gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                     std::int64_t n, std::int64_t k, Scalar alpha, const Scalar* A,
+                     std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta, Scalar* C,
+                     std::int64_t ldc);
+  // The processor whose own memory is the Kokkos memory space named `memory_space`.
+  int resident_processor(std::string_view memory_space) const;
 };
 
 namespace {
@@ -233,6 +242,7 @@ void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
     space.fence();
     last.direct = true;
     last.seconds = seconds_since(t0);
+    last.processor = specs[std::size_t(host)].name;
     return;
   }
   calibrate<Scalar>(m, n, k);
@@ -250,6 +260,55 @@ void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
   last.seconds = res.seconds;
   last.algorithm = std::string(partition::to_string(algorithm));
   last.speeds = st.local->speeds();
+}
+
+int Context::Impl::resident_processor(std::string_view memory_space) const {
+#if CUBOID_DEVICE_BACKEND
+  // Kokkos drives one device per process, so its memory space names one processor.
+  if (memory_space == platform::DeviceMemorySpace::name())
+    for (std::size_t q = 0; q < specs.size(); ++q)
+      if (specs[q].kind == platform::ProcessorKind::device) return int(q);
+#endif
+  std::string names;
+  for (const auto& s : specs) names += (names.empty() ? "" : ", ") + s.name;
+  throw KeyedError("processors", "no processor of this context computes in the memory space \"" +
+                                     std::string(memory_space) + "\" (the context's processors: " +
+                                     names + "): add its device to the processors");
+}
+
+// One GEMM where the matrices lie, on the processor that owns that memory: copying them to the
+// host and back would cost more than the product it saves.
+template <class Scalar>
+void Context::Impl::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                                  std::int64_t n, std::int64_t k, Scalar alpha, const Scalar* A,
+                                  std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta,
+                                  Scalar* C, std::int64_t ldc) {
+  last = CallReport{};
+  check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != Scalar(0), A, B, C);
+  const int q = resident_processor(memory_space);
+  if (m == 0 || n == 0) return;
+  const bool product = k > 0 && alpha != Scalar(0);
+  if (product)
+    pipeline::require_supported(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
+#if CUBOID_DEVICE_BACKEND
+  using Space = Kokkos::Device<platform::DeviceExecSpace, platform::DeviceMemorySpace>;
+  const auto t0 = std::chrono::steady_clock::now();
+  const platform::DeviceExecSpace space;
+  const auto c = wrap<Space>(C, m, n, ldc);
+  if (product) {
+    platform::gemm(space, alpha, wrap<Space>(const_cast<Scalar*>(A), m, k, lda),
+                   wrap<Space>(const_cast<Scalar*>(B), k, n, ldb), beta, c);
+  } else if (beta != Scalar(1)) {
+    platform::scale(space, beta, c);
+  }
+  space.fence();
+  last.direct = true;
+  last.seconds = seconds_since(t0);
+  last.processor = specs[std::size_t(q)].name;
+#else
+  // resident_processor has thrown: a host-only build has no memory but the host's.
+  (void)q, (void)product, (void)beta;
+#endif
 }
 
 Context::Context(const ContextOptions& options) : impl_(std::make_unique<Impl>()) {
@@ -289,6 +348,22 @@ void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_
                    float* C, std::int64_t ldc) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->gemm(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                            std::int64_t n, std::int64_t k, double alpha, const double* A,
+                            std::int64_t lda, const double* B, std::int64_t ldb, double beta,
+                            double* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->gemm_resident(memory_space, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                            std::int64_t n, std::int64_t k, float alpha, const float* A,
+                            std::int64_t lda, const float* B, std::int64_t ldb, float beta,
+                            float* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->gemm_resident(memory_space, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 std::vector<double> Context::speeds(ScalarType type) {

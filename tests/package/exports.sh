@@ -2,7 +2,7 @@
 # package.exports: libcuboid.so exports its API and nothing of what it is built from.
 #   exports.sh LIBRARY
 # Every symbol `nm -D --defined-only` lists must be a cuboid_* C function or a member of the C++
-# API of include/cuboid/ (Context, parse_op, to_string, gemm_flops, the error types with their
+# API of include/cuboid/ (Context, gemm_resident included, parse_op, to_string, gemm_flops, the error types with their
 # vtables and typeinfo); anything else (fmt, toml++, CLI11, nlohmann::json, cuboid's internal
 # namespaces, the standard library's instantiations) is listed and fails the test, and so does
 # a missing cuboid_dgemm.
@@ -15,7 +15,7 @@ command -v nm >/dev/null || { echo "exports: nm not found (binutils)" >&2; exit 
 names=$(nm -D --defined-only "$lib" | cut -d' ' -f3-)
 demangled=$(nm -D --defined-only --demangle "$lib" | cut -d' ' -f3-)
 allowed='^(cuboid_[A-Za-z0-9_]+'
-allowed+='|cuboid::Context::(Context|~Context|gemm|speeds|processor_names|last_call)(\[abi:[a-z0-9]+\])?\(.*'
+allowed+='|cuboid::Context::(Context|~Context|gemm|gemm_resident|speeds|processor_names|last_call)(\[abi:[a-z0-9]+\])?\(.*'
 allowed+='|cuboid::(parse_op|to_string|gemm_flops)\(.*'
 allowed+='|cuboid::(gemm|local_extent|grid_of)\(.*'
 allowed+='|cuboid::(Error|KeyedError|Unsupported)::~?(Error|KeyedError|Unsupported)\(.*'
