@@ -2,7 +2,8 @@
 # (src/library): the library with its SONAME links, the public headers include/cuboid/*, a CMake
 # package giving cuboid::cuboid (lib/cmake/cuboid) and a pkg-config file (lib/pkgconfig).
 # Nothing else is installed: the headers under src/ are internal, and the public ones include
-# none of them. Without libcuboid.so (a static Kokkos) nothing is installed at all.
+# none of them (kokkos.hpp includes Kokkos, which the package's target cuboid::kokkos brings).
+# Without libcuboid.so (a static Kokkos) nothing is installed at all.
 if(NOT TARGET cuboid_shared)
   return()
 endif()
@@ -13,6 +14,7 @@ install(TARGETS cuboid_shared EXPORT cuboidTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.h ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.hpp
               ${PROJECT_SOURCE_DIR}/include/cuboid/error.hpp ${PROJECT_SOURCE_DIR}/include/cuboid/gemm.hpp
+              ${PROJECT_SOURCE_DIR}/include/cuboid/kokkos.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuboid)
 # The distributed entry's headers, with the MPI layer only; they include the application's
 # <mpi.h>, which must be the MPI cuboid was built with.

@@ -3,10 +3,12 @@
 #   examples.sh BUILD_DIR SOURCE_DIR KOKKOS_ROOT [CMAKE_GENERATOR]
 # Installs BUILD_DIR into a temporary prefix and checks that it holds the API and nothing else
 # (libcuboid.so and its links, include/cuboid/*, the CMake package, the pkg-config file) and
-# that the public headers include only each other and the standard library. Then configures
-# each of examples/{cpp,c,fortran} with find_package(cuboid) against that prefix (and the
-# Kokkos the build used), builds it, and runs it on "host" and on "host,staged"; the C example
-# is built once more with pkg-config alone. Every run must say its product is correct. The
+# that the public headers include only each other and the standard library, but kokkos.hpp,
+# which includes Kokkos_Core.hpp too. Then configures each of examples/{cpp,c,fortran} with
+# find_package(cuboid) against that prefix (and the Kokkos the build used; the C++ examples with
+# the build's C++ compiler, which Kokkos' options are for), builds it, and runs it on "host"
+# and on "host,staged" (examples/cpp: the pointer API and the Kokkos views program); the C
+# example is built once more with pkg-config alone. Every run must say its product is correct. The
 # Fortran example is skipped, with a message, where there is no gfortran. Where the library has
 # the MPI layer, examples/mpi runs on 2 ranks.
 set -euo pipefail
@@ -26,14 +28,16 @@ step() {  # step LOG COMMAND...
 prefix=$tmp/prefix
 step "$tmp/install.log" cmake --install "$build" --prefix "$prefix"
 unexpected=$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort |
-  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|mpi\.hpp|cuboid_mpi\.h)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid\.pc)$' || true)
+  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|kokkos\.hpp|mpi\.hpp|cuboid_mpi\.h)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid\.pc)$' || true)
 [ -z "$unexpected" ] || fail "installed beyond the API: $(echo $unexpected)"
-for f in lib/libcuboid.so include/cuboid/cuboid.h include/cuboid/cuboid.hpp lib/cmake/cuboid/cuboidConfig.cmake lib/pkgconfig/cuboid.pc; do
+for f in lib/libcuboid.so include/cuboid/cuboid.h include/cuboid/cuboid.hpp include/cuboid/kokkos.hpp lib/cmake/cuboid/cuboidConfig.cmake lib/pkgconfig/cuboid.pc; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 # An include of anything but another public header or a standard one (<cstdint>, <stdint.h>)
-# would need a header that is not installed.
+# would need a header that is not installed; Kokkos' only in kokkos.hpp, so that the others
+# stay usable without it.
 bad_includes=$(grep -H '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/cuboid/* |
+  grep -Ev '/kokkos\.hpp:#include <Kokkos_Core\.hpp>$' |
   grep -Ev '#[[:space:]]*include[[:space:]]*<(cuboid/[a-z_]+\.hp?p?|[a-z_]+|[a-z_]+\.h)>' || true)
 [ -z "$bad_includes" ] || fail "public headers include what is not installed:"$'\n'"$bad_includes"
 
@@ -56,12 +60,20 @@ else
 fi
 gen_args=()
 [ -z "$generator" ] || gen_args=(-G "$generator")
+# The build's C++ compiler and flags (nvcc_wrapper and -arch in a CUDA build), which Kokkos'
+# interface options, on the views example's compile line, are made for.
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+cxx_args=(-DCMAKE_CXX_COMPILER="$(cached CMAKE_CXX_COMPILER)" -DCMAKE_CXX_FLAGS="$(cached CMAKE_CXX_FLAGS)")
 for x in "${languages[@]}"; do
+  lang_args=()
+  [ "$x" != cpp ] || lang_args=("${cxx_args[@]}")
   step "$tmp/$x-configure.log" cmake -S "$src/examples/$x" -B "$tmp/$x" "${gen_args[@]}" \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" -DKokkos_ROOT="$kokkos_root"
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" -DKokkos_ROOT="$kokkos_root" \
+    "${lang_args[@]}"
   step "$tmp/$x-build.log" cmake --build "$tmp/$x"
   run "examples/$x" "$tmp/$x/cuboid-example-$x"
 done
+run "examples/cpp (Kokkos views)" "$tmp/cpp/cuboid-example-cpp-views"
 
 # The distributed entry from C under mpiexec, where the library was built with MPI.
 if [ -e "$prefix/include/cuboid/cuboid_mpi.h" ]; then
