@@ -194,7 +194,7 @@ template <class AV, class BV, class CV>
 void gemm(Context& context, Op op_a, Op op_b, typename CV::const_value_type alpha, const AV& A,
           const BV& B, typename CV::const_value_type beta, const CV& C) {
   Kokkos::fence();
-  gemm(context, typename CV::execution_space(), op_a, op_b, alpha, A, B, beta, C);
+  cuboid::gemm(context, typename CV::execution_space(), op_a, op_b, alpha, A, B, beta, C);
 }
 
 }  // namespace cuboid
