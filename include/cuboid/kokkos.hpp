@@ -175,9 +175,7 @@ void gemm(Context& context, const ExecSpace& space, Op op_a, Op op_b,
     }
   } catch (const Unsupported& e) {
     // The library refuses op != N for its first or second operand: name the view argument.
-    const Operand* x = e.key == "problem.trans_a"   ? &first
-                       : e.key == "problem.trans_b" ? &second
-                                                    : nullptr;
+    const Operand* x = e.key == "op_a" ? &first : e.key == "op_b" ? &second : nullptr;
     if (!x) throw;
     if (x->same) throw Unsupported(x->op_name, std::string(x->op_name) + ": " + e.what());
     throw Unsupported(x->view, std::string(x->view) + ": a " +
