@@ -157,6 +157,41 @@ void first_call(benchmark::State& state, const std::vector<std::string>& process
   state.counters["warm_call_s"] = benchmark::Counter(warm_s, avg);
 }
 
+// The direct path's crossover: the same warm call on a "host,staged" context, forced direct (one
+// GEMM on the host processor: direct_below_flops = infinity) or forced through the partition
+// (direct_below_flops = 0). Speeds come from the speed cache (measured once, outside the timing).
+// The partition pays from the size where the second is faster.
+cuboid::Context& crossover_context(bool direct) {
+  auto make = [](double below) {
+    cuboid::ContextOptions o;
+    o.processors = {"host", "staged"};
+    o.direct_below_flops = below;
+    return o;
+  };
+  static cuboid::Context forced_direct(make(1e300)), partitioned(make(0));
+  return direct ? forced_direct : partitioned;
+}
+
+void crossover(benchmark::State& state, bool direct) {
+  Square s(state.range(0));
+  auto& context = crossover_context(direct);
+  context.speeds(cuboid::ScalarType::float64);
+  const auto call = [&] {
+    context.gemm(cuboid::Op::none, cuboid::Op::none, s.n, s.n, s.n, 1.0, s.A.data(), s.n,
+                 s.B.data(), s.n, 0.0, s.C.data(), s.n);
+  };
+  call();
+  if (context.last_call().direct != direct)
+    throw std::logic_error("the crossover bench did not take the path it forces");
+  for (auto _ : state) {
+    call();
+    benchmark::DoNotOptimize(s.C.data());
+  }
+  set_flops(state, s.n);
+}
+void BM_Crossover_Direct(benchmark::State& state) { crossover(state, true); }
+void BM_Crossover_Partitioned(benchmark::State& state) { crossover(state, false); }
+
 void BM_FirstCall_Host(benchmark::State& state) { first_call(state, {"host"}); }
 void BM_FirstCall_HostStaged(benchmark::State& state) { first_call(state, {"host", "staged"}); }
 
@@ -174,6 +209,20 @@ BENCHMARK(BM_Library_C_Host)
     ->Arg(256)
     ->Arg(1024)
     ->Arg(3072)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Crossover_Direct)
+    ->RangeMultiplier(2)
+    ->Range(128, 2048)
+    ->Arg(384)
+    ->Arg(768)
+    ->Arg(1536)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Crossover_Partitioned)
+    ->RangeMultiplier(2)
+    ->Range(128, 2048)
+    ->Arg(384)
+    ->Arg(768)
+    ->Arg(1536)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FirstCall_Host)
     ->Arg(1024)

@@ -54,7 +54,8 @@ typedef struct {
   /* Tile edge of the partition; 0: chosen per call. */
   int64_t tile;
   /* Products of fewer flops than this run as one GEMM on the first processor that computes in
-   * host memory, with no partition; < 0: the default (measured crossover). */
+   * host memory, with no partition; < 0: below 2*128^3 always, above it the faster path per
+   * call shape, timed on its first two calls (given speeds or reproducible: below 2*384^3). */
   double direct_below_flops;
   /* 1: keep the speeds of the first calibration for the context's life, so that the same call
    * gives bitwise-identical results every time. */

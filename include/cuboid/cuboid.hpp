@@ -21,10 +21,13 @@ struct ContextOptions {
   std::vector<double> speeds;           // GFLOP/s per processor; empty: cache, else measured
   std::string speed_cache = "default";  // a path, "default" or "" (none)
   std::string algorithm = "nrrp3d", discretization = "rounded";
-  double memory_budget_mib = 0;    // per staged processor or device; 0: the default
-  std::int64_t tile = 0;           // 0: chosen per call
-  double direct_below_flops = -1;  // < 0: the default crossover
-  bool reproducible = false;       // keep the first calibration's speeds for the context's life
+  double memory_budget_mib = 0;  // per staged processor or device; 0: the default
+  std::int64_t tile = 0;         // 0: chosen per call
+  // Products of fewer flops take the direct path (one GEMM on the host processor), others the
+  // partition. < 0: measured per call shape (speeds measured) or 2*384^3 (speeds given, or
+  // reproducible), and always direct below 2*128^3.
+  double direct_below_flops = -1;
+  bool reproducible = false;  // keep the first calibration's speeds for the context's life
 };
 
 // What the context did for its last call, for callers that report it.
@@ -35,6 +38,9 @@ struct CallReport {
   std::string algorithm;       // the partition used ("" for a direct call)
   std::vector<double> speeds;  // GFLOP/s per processor, as partitioned with
   std::string processor;       // the processor of a direct call ("" when partitioned)
+  // A trial: with measured speeds the first two calls of a shape time the direct path and the
+  // partition, and later calls of that shape take the faster (ContextOptions::direct_below_flops).
+  bool trial = false;
   // A distributed call (cuboid/mpi.hpp): the ranks, the rank partition chosen and the bytes of
   // A, B and C this rank received (as MPI counted them); 1, "" and 0 otherwise.
   int ranks = 1;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -74,14 +75,28 @@ std::int64_t tile_for(std::int64_t m, std::int64_t n, std::int64_t k) {
   return t;
 }
 
+// A call shape's plan, and the times of its two trial calls when the context chooses between
+// the direct path and the partition by measuring both (see Impl::gemm).
+struct ShapeState {
+  std::optional<pipeline::LocalPlan> plan;
+  double direct_s = -1, partitioned_s = -1;
+};
+
+using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool>;
+
 template <class Scalar>
 struct TypeState {
   std::vector<platform::Speed> speeds;
   std::unique_ptr<pipeline::LocalMultiply<Scalar>> local;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool>,
-           pipeline::LocalPlan>
-      plans;
+  std::map<ShapeKey, ShapeState> shapes;
 };
+
+// Below these flops a product always takes the direct path: a partitioned call costs a few
+// hundred microseconds of hand-offs, the time of a 2*128^3 product on a host.
+constexpr double kAlwaysDirectBelow = 2.0 * 128 * 128 * 128;
+// The rule where the choice must not depend on timings (given speeds, reproducible): the size
+// from which a host and a device of a few times its speed gain from the partition.
+constexpr double kFixedDirectBelow = 2.0 * 384 * 384 * 384;
 
 }  // namespace
 
@@ -231,11 +246,29 @@ void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
   const auto b = wrap(const_cast<Scalar*>(B), k, n, ldb);
   const auto c = wrap(C, m, n, ldc);
   const double flops = gemm_flops(scalar_type_of<Scalar>(), m, n, k);
-  const double direct_below =
-      options.direct_below_flops >= 0 ? options.direct_below_flops : 2.0 * 384 * 384 * 384;
   const int host = host_processor();
-  if (host >= 0 && (flops < direct_below || specs.size() == 1)) {
-    // One GEMM on the host's cores: partitioning cannot pay for itself here.
+  const std::int64_t tile = options.tile > 0 ? options.tile : tile_for(m, n, k);
+  const bool zero = beta == Scalar(0), one = beta == Scalar(1);
+  auto& st = state<Scalar>();
+  ShapeState& shape = st.shapes[ShapeKey{m, n, k, tile, zero, one}];
+  // The direct path (one GEMM on the host processor) or the partition. Where the results must
+  // repeat bit for bit (given speeds, reproducible) a fixed rule decides; with measured speeds,
+  // the first two calls of a shape try both and the faster is kept for it.
+  bool direct = host >= 0;
+  bool trial = false;
+  if (host >= 0 && specs.size() > 1) {
+    if (options.direct_below_flops >= 0)
+      direct = flops < options.direct_below_flops;
+    else if (!options.speeds.empty() || options.reproducible)
+      direct = flops < kFixedDirectBelow;
+    else if (flops < kAlwaysDirectBelow)
+      direct = true;
+    else if (shape.direct_s < 0 || shape.partitioned_s < 0)
+      direct = shape.direct_s < 0, trial = true;
+    else
+      direct = shape.direct_s <= shape.partitioned_s;
+  }
+  if (direct) {
     const auto t0 = std::chrono::steady_clock::now();
     const Kokkos::DefaultHostExecutionSpace space;
     kokkos_ext::gemm(space, alpha, a, b, beta, c);
@@ -243,23 +276,20 @@ void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
     last.direct = true;
     last.seconds = seconds_since(t0);
     last.processor = specs[std::size_t(host)].name;
+    if (trial) shape.direct_s = last.seconds, last.trial = true;
     return;
   }
   calibrate<Scalar>(m, n, k);
-  auto& st = state<Scalar>();
-  const std::int64_t tile = options.tile > 0 ? options.tile : tile_for(m, n, k);
-  const bool zero = beta == Scalar(0), one = beta == Scalar(1);
-  auto key = std::make_tuple(m, n, k, tile, zero, one);
-  auto it = st.plans.find(key);
-  if (it == st.plans.end()) {
+  if (!shape.plan) {
     pipeline::Product product{m, n, k, tile, zero, one, op_a, op_b};
-    it = st.plans.emplace(key, st.local->plan(product)).first;
-    st.local->reserve(it->second);
+    shape.plan = st.local->plan(product);
+    st.local->reserve(*shape.plan);
   }
-  const auto res = st.local->multiply(it->second, a, b, c, alpha, beta);
+  const auto res = st.local->multiply(*shape.plan, a, b, c, alpha, beta);
   last.seconds = res.seconds;
   last.algorithm = std::string(partition::to_string(algorithm));
   last.speeds = st.local->speeds();
+  if (trial) shape.partitioned_s = res.seconds, last.trial = true;
 }
 
 int Context::Impl::resident_processor(std::string_view memory_space) const {

@@ -93,6 +93,37 @@ TEST(Context, SmallProductsTakeTheDirectPath) {
   EXPECT_TRUE(kept);
 }
 
+// With measured speeds the first two calls of a shape time the direct path and the partition;
+// later calls of the shape take the faster one, and every call is right.
+TEST(Context, MeasuredSpeedsChooseThePathPerShape) {
+  cuboid::ContextOptions o;
+  o.processors = {"host", "staged"};
+  cuboid::Context ctx(o);
+  Problem p(256, 200, 230, 1, 21);
+  const auto C0 = p.C;
+  std::vector<bool> direct, trial;
+  for (int call = 0; call < 4; ++call) {
+    p.C = C0;
+    ctx.gemm(Op::none, Op::none, p.m, p.n, p.k, 1.0, p.A.data(), p.lda, p.B.data(), p.ldb, 0.5,
+             p.C.data(), p.ldc);
+    direct.push_back(ctx.last_call().direct);
+    trial.push_back(ctx.last_call().trial);
+    bool kept = false;
+    EXPECT_LT(error_of(p, C0, p.C, 1.0, 0.5, kept), 1e-12 * double(p.k)) << "call " << call;
+    EXPECT_TRUE(kept);
+  }
+  EXPECT_TRUE(direct[0] && trial[0]);
+  EXPECT_TRUE(!direct[1] && trial[1]);
+  EXPECT_FALSE(trial[2] || trial[3]);
+  EXPECT_EQ(direct[2], direct[3]);
+  // Tiny products never try the partition.
+  Problem q(40, 40, 40, 0, 22);
+  ctx.gemm(Op::none, Op::none, q.m, q.n, q.k, 1.0, q.A.data(), q.lda, q.B.data(), q.ldb, 0.0,
+           q.C.data(), q.ldc);
+  EXPECT_TRUE(ctx.last_call().direct);
+  EXPECT_FALSE(ctx.last_call().trial);
+}
+
 TEST(Context, FollowsBlasRulesForAlphaBetaAndEmptyDimensions) {
   cuboid::Context ctx(two_processors());
   Problem p(96, 80, 64, 2, 9);
