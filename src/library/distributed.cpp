@@ -12,6 +12,7 @@
 #include <cmath>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -33,18 +34,58 @@ struct Duplicate {
   std::uint64_t id = 0;
 };
 
+// The duplicates alive, so that the ones whose communicator outlives MPI (MPI_COMM_WORLD's:
+// MPI frees only MPI_COMM_SELF's attributes when it finalises) are freed then too.
+std::mutex& duplicates_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<Duplicate*>& duplicates() {
+  static std::vector<Duplicate*> v;
+  return v;
+}
+
+void free_duplicate(Duplicate* dup) {
+  {
+    std::lock_guard<std::mutex> lock(duplicates_mutex());
+    auto& v = duplicates();
+    const auto it = std::find(v.begin(), v.end(), dup);
+    if (it == v.end()) return;  // already freed at finalisation
+    v.erase(it);
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Comm_free(&dup->comm);
+  delete dup;
+}
+
+int& duplicate_keyval_slot() {
+  static int keyval = MPI_KEYVAL_INVALID;
+  return keyval;
+}
+
 int duplicate_keyval() {
-  static int keyval = [] {
+  static int keyval = duplicate_keyval_slot() = [] {
     int k = MPI_KEYVAL_INVALID;
     auto drop = [](MPI_Comm, int, void* value, void*) -> int {
-      auto* dup = static_cast<Duplicate*>(value);
-      int finalized = 0;
-      MPI_Finalized(&finalized);
-      if (!finalized) MPI_Comm_free(&dup->comm);
-      delete dup;
+      free_duplicate(static_cast<Duplicate*>(value));
       return MPI_SUCCESS;
     };
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop, &k, nullptr);
+    // MPI_Finalize first frees MPI_COMM_SELF's attributes: this one frees every duplicate left.
+    int at_finalize = MPI_KEYVAL_INVALID;
+    auto finalize = [](MPI_Comm, int, void*, void*) -> int {
+      std::vector<Duplicate*> left;
+      {
+        std::lock_guard<std::mutex> lock(duplicates_mutex());
+        left = duplicates();
+      }
+      for (Duplicate* d : left) free_duplicate(d);
+      MPI_Comm_free_keyval(&duplicate_keyval_slot());
+      return MPI_SUCCESS;
+    };
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize, &at_finalize, nullptr);
+    MPI_Comm_set_attr(MPI_COMM_SELF, at_finalize, nullptr);
     return k;
   }();
   return keyval;
@@ -63,6 +104,10 @@ const Duplicate& own_duplicate(MPI_Comm comm) {
   dup->id = next++;
   // Errors on cuboid's duplicate come back as codes (then exceptions), never MPI's abort.
   MPI_Comm_set_errhandler(dup->comm, MPI_ERRORS_RETURN);
+  {
+    std::lock_guard<std::mutex> lock(duplicates_mutex());
+    duplicates().push_back(dup.get());
+  }
   MPI_Comm_set_attr(comm, keyval, dup.get());
   return *dup.release();
 }
