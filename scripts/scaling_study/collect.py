@@ -215,7 +215,7 @@ def run(args):
             refs = {}
             for pts in series.values():
                 for r in pts:
-                    refs.setdefault(r["ranks"], {"P": r["ranks"], "bound_bytes": r.get("lower_bound_bytes_per_rank"),
+                    refs.setdefault(r["ranks"], {"P": r["ranks"], "bound_bytes": r.get("moved_bound_bytes_per_rank"),
                                                  "summa_bytes": r.get("summa_bytes_per_rank_max")})
             notes_ = [f"model time: measured speeds, {args.bandwidth_gbs:g} GB/s per rank, no overlap"]
             if not any(r.get("model_time_s") for pts in series.values() for r in pts):

@@ -41,6 +41,13 @@ def summa_bytes_per_rank(m, n, k, nb, grid, elem):
     return out
 
 
+def moved_bound_bytes(m, n, k, p, elem):
+    """What a rank that starts with its share must move: 3 (mnk/p)^(2/3) - (mn + mk + nk)/p elements,
+    at least 0 (COSMA's bound with S infinite, less the rank's own blocks; docs/scaling.md)."""
+    m, n, k = float(m), float(n), float(k)
+    return elem * max(0.0, 3.0 * (m * n * k / p) ** (2.0 / 3.0) - (m * n + m * k + n * k) / p)
+
+
 def cosma_bound_bytes(m, n, k, p, elem):
     """COSMA's per-rank lower bound with unlimited memory (003 eq. 33): 3 (mnk/p)^(2/3) elements."""
     return elem * 3.0 * (float(m) * n * k / p) ** (2.0 / 3.0)

@@ -168,7 +168,7 @@ def scaling_figure(series, references, title, path_base, formats=("png",), kind=
     names = {"measured": "measured (median; bars: min-max)", "model": "model", "mpi": "MPI bytes (measured)",
              "ideal": "ideal scaling"}
     handles += [Line2D([], [], color="#444444", label=names[s], **STYLES[s]) for s in STYLES if s in used]
-    handles += [Line2D([], [], color="black", linestyle=":", linewidth=1.6, label="lower bound 3(mnk/P)^(2/3)"),
+    handles += [Line2D([], [], color="black", linestyle=":", linewidth=1.6, label="lower bound on bytes moved, own share excluded: 3(mnk/P)^(2/3) - (mn+mk+nk)/P"),
                 Line2D([], [], color="#888888", linestyle="-.", marker="s", markersize=4,
                        label="pdgemm (SUMMA) bytes, same grid")]
     ncol = 3

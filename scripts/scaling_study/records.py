@@ -151,6 +151,8 @@ def cuboid_row(j):
         "lower_bound_bytes_per_rank": c.get("lower_bound_bytes_per_rank") or (
             model.cosma_bound_bytes(m, n, k, ranks, elem) if None not in (m, n, k, elem) else None),
         "shape_bound_bytes_per_rank": c.get("shape_bound_bytes_per_rank"),
+        "moved_bound_bytes_per_rank": c.get("moved_bound_bytes_per_rank") or (
+            model.moved_bound_bytes(m, n, k, ranks, elem) if None not in (m, n, k, elem) else None),
         "summa_bytes_per_rank_max": summa_max,
         "summa_bytes_per_rank_mean": summa_mean,
         "validated": bool(validation.get("performed")) and bool(validation.get("passed")),
@@ -175,6 +177,7 @@ def pdgemm_row(j):
         "gflops": j.get("gflops"), "blas": j.get("blas"),
         "bytes_per_rank_max": dig(j, "bytes", "per_rank_max"),
         "lower_bound_bytes_per_rank": model.cosma_bound_bytes(m, n, k, ranks, 8) if None not in (m, n, k) else None,
+        "moved_bound_bytes_per_rank": model.moved_bound_bytes(m, n, k, ranks, 8) if None not in (m, n, k) else None,
         "summa_bytes_per_rank_max": summa_max, "summa_bytes_per_rank_mean": summa_mean,
         "validated": bool(validation.get("performed")) and bool(validation.get("passed")),
         "validation": ("passed" if validation.get("passed") else "FAILED") if validation.get("performed")

@@ -42,6 +42,7 @@ def simulate_one(args, shape, speeds_name, speeds, algorithm, P):
                                        elem)
     row.update(status="ok", bytes_per_rank_max=c["bytes_per_rank_max"], bytes_per_rank_mean=c["bytes_per_rank_mean"],
                lower_bound_bytes_per_rank=c["lower_bound_bytes_per_rank"],
+               moved_bound_bytes_per_rank=c["moved_bound_bytes_per_rank"],
                shape_bound_bytes_per_rank=c["shape_bound_bytes_per_rank"],
                summa_bytes_per_rank_max=max(summa),
                max_over_bound=c["max_over_lower_bound"],
@@ -106,7 +107,7 @@ def run(args):
                 series[a] = [{"P": r["P"], "model_time_s": r["time_s"], "model_gflops": r["gflops"],
                               "model_efficiency": (r["gflops"] / r["P"]) / (base["gflops"] / base["P"]),
                               "model_bytes_max": r["bytes_per_rank_max"]} for r in pts]
-            refs = {r["P"]: {"P": r["P"], "bound_bytes": r["lower_bound_bytes_per_rank"],
+            refs = {r["P"]: {"P": r["P"], "bound_bytes": r["moved_bound_bytes_per_rank"],
                              "summa_bytes": r["summa_bytes_per_rank_max"]} for r in sel}
             title = (f"{s} m={m} n={n} k={k} (tile {tile}), {sn} speeds, {args.discretization}: model only")
             notes = [f"time model: {args.rank_gflops:g} GFLOP/s per rank of mean speed, {args.bandwidth_gbs:g} GB/s "

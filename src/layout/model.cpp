@@ -175,6 +175,12 @@ double cosma_bound_elements(double m, double n, double k, double p, double S) {
   return 2.0 * per / a + a * a;
 }
 
+double moved_bound_elements(double m, double n, double k, double p, double S) {
+  const double per = m * n * k / p, cube = std::cbrt(per);
+  const double W = S < cube * cube ? 2.0 * per / std::sqrt(S) + S : 3.0 * cube * cube;
+  return std::max(0.0, W - (m * n + m * k + n * k) / p);
+}
+
 double shape_bound_elements(double m, double n, double k, double p) {
   return partition::lower_bound(m * n * k / p, partition::Extent{m, n, k});
 }
@@ -200,7 +206,11 @@ CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::in
     s.moved_mean /= double(t.size()), s.received_mean /= double(t.size()),
         s.footprint_mean /= double(t.size());
   s.lower_bound = cosma_bound_elements(double(m), double(n), double(k), double(t.size()));
+  s.moved_bound = moved_bound_elements(double(m), double(n), double(k), double(t.size()));
   s.shape_bound = shape_bound_elements(double(m), double(n), double(k), double(t.size()));
+  s.moved_shape_bound = std::max(
+      0.0, s.shape_bound - (double(m) * double(n) + double(m) * double(k) + double(n) * double(k)) /
+                               double(t.size()));
   return s;
 }
 

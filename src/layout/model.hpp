@@ -61,6 +61,14 @@ double model_time(const std::vector<RankTraffic>& t, const std::vector<double>& 
 double cosma_bound_elements(double m, double n, double k, double p,
                             double S = std::numeric_limits<double>::infinity());
 
+// The bound on what a rank must move when it starts with its share of the data: each of p ranks
+// doing mnk/p multiply-adds with S words of memory accesses at least
+//   W(S) = 2mnk/(p sqrt S) + S   for S < (mnk/p)^(2/3),   3 (mnk/p)^(2/3)   above,
+// words (COSMA eq. 33, both branches); with a balanced start, (mn + mk + nk)/p of them are its own
+// and need not travel. What remains travels in (A and B received) or out (partial C sent to its
+// owner): it bounds `moved()`, and `received()` wherever C stays with its owner. Never below 0.
+double moved_bound_elements(double m, double n, double k, double p,
+                            double S = std::numeric_limits<double>::infinity());
 // The shape-aware bound (partition/geometry.hpp) in elements: the Hs of the best box of volume
 // mnk/p that fits in the m x n x k cuboid. Equal to the COSMA bound with infinite S when the cube
 // of volume mnk/p fits, larger for flat and largeK shapes at few ranks.
@@ -72,6 +80,8 @@ struct CommSummary {
   double received_max = 0, received_mean = 0;    // elements: A, B and partial C received
   double footprint_max = 0, footprint_mean = 0;  // elements
   double lower_bound = 0;                        // cosma_bound_elements, S infinite
+  double moved_bound = 0;                        // moved_bound_elements, S infinite
+  double moved_shape_bound = 0;                  // shape_bound - (mn + mk + nk)/p, at least 0
   double shape_bound = 0;
   // max over ranks with work of moved(r) / L(V_r), V_r the rank's own volume (flops / 2): the
   // fair figure when speeds differ and the busiest rank is meant to hold more.

@@ -353,6 +353,30 @@ TEST(Model, Bounds) {
   EXPECT_GT(shape_bound_elements(4096, 4096, 64, 2), 1.1 * cosma_bound_elements(4096, 4096, 64, 2));
 }
 
+// What a rank must move when it starts with its share: W(S) - (mn + mk + nk)/p, W continuous
+// where its two branches meet, never below 0; every modelled partition moves at least that.
+TEST(Model, MovedBound) {
+  const double own = 3e6 / 8;  // (mn + mk + nk)/p for 1000^3 at p = 8
+  EXPECT_NEAR(moved_bound_elements(1000, 1000, 1000, 8), 3 * std::pow(1e9 / 8, 2.0 / 3) - own,
+              1e-6);
+  EXPECT_NEAR(moved_bound_elements(1000, 1000, 1000, 8, 1e4), 2e9 / 8 / 100 + 1e4 - own, 1e-6);
+  const double knee = std::pow(1e9 / 8, 2.0 / 3);
+  EXPECT_NEAR(moved_bound_elements(1000, 1000, 1000, 8, knee * (1 - 1e-12)),
+              moved_bound_elements(1000, 1000, 1000, 8, knee), 1e-3);
+  EXPECT_EQ(moved_bound_elements(4096, 4096, 64, 2), 0.0);  // the cube does not fit
+  for (int P : {2, 3, 4, 8, 16}) {
+    RankPartitionRequest req;
+    req.m = 512, req.n = 384, req.k = 640, req.tile = 32;
+    req.speeds.assign(std::size_t(P), 1.0);
+    req.grid = near_square_grid(P), req.block = 32;
+    const auto rp = choose_rank_partition(req);
+    const auto sum = summarize(rp.traffic, req.m, req.n, req.k);
+    EXPECT_GE(sum.moved_max, sum.moved_bound) << "P = " << P << ", " << rp.name;
+    EXPECT_GE(sum.moved_max, sum.moved_shape_bound) << "P = " << P << ", " << rp.name;
+    EXPECT_GT(sum.moved_bound, 0) << "P = " << P;
+  }
+}
+
 TEST(Model, EqualRanksOnACubeStayWithinTheNrrpGuarantee) {
   for (int P : {2, 4, 8, 27}) {
     const TileExtent e{12, 12, 12};
