@@ -339,7 +339,7 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   if (best.name.empty() && !best.skipped.empty())
     throw TooCostly("modelling the traffic of every candidate for " + std::to_string(P) +
                     " ranks would take more than " + fmt::format("{:.0f}", kModelSeconds) + " s");
-  if (best.name.empty()) throw std::invalid_argument("no candidate partition fits these ranks");
+  if (best.name.empty()) throw std::invalid_argument(kNoCandidateFits);
   std::stable_sort(best.candidates.begin(), best.candidates.end(),
                    [](const RankCandidate& x, const RankCandidate& y) {
                      return x.predicted_s < y.predicted_s ||

@@ -26,6 +26,10 @@
 
 namespace cuboid::dist {
 
+// What choose_rank_partition says when every candidate leaves a working rank without work (too
+// few tiles for the ranks): a caller may retry with smaller tiles.
+inline constexpr const char* kNoCandidateFits = "no candidate partition fits these ranks";
+
 struct RankPartitionRequest {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
   std::vector<double> speeds;  // GFLOP/s per rank; 0: the rank computes nothing

@@ -320,13 +320,30 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
     cache.splice(cache.begin(), cache, it);
   } else {
     if (cache.size() >= kPrepared) cache.pop_back();
-    try {
-      cache.push_front(
-          {key, std::make_unique<dist::DistributedProduct<Scalar>>(s, dup.comm, procs)});
-    } catch (const dist::CollectiveFailure& e) {
-      throw Error(e.origin == me
-                      ? e.what()
-                      : "rank " + std::to_string(e.origin) + ": " + std::string(e.what()));
+    // Few tiles on a grid of many ranks can leave every candidate of the automatic choice with a
+    // rank that has no work (each working rank must have some): the fixed algorithm then cuts
+    // the tiles by the speeds alone, and smaller tiles give more to share. Every rank sees the
+    // same failure (agreed) and retries alike.
+    for (;;) {
+      try {
+        cache.push_front(
+            {key, std::make_unique<dist::DistributedProduct<Scalar>>(s, dup.comm, procs)});
+        break;
+      } catch (const dist::CollectiveFailure& e) {
+        const bool too_few =
+            std::string(e.what()).find(dist::kNoCandidateFits) != std::string::npos;
+        if (too_few && s.automatic) {
+          s.automatic = false;
+          continue;
+        }
+        if (too_few && s.tile > 1) {
+          s.tile = (s.tile + 1) / 2;
+          continue;
+        }
+        throw Error(e.origin == me
+                        ? e.what()
+                        : "rank " + std::to_string(e.origin) + ": " + std::string(e.what()));
+      }
     }
   }
   dist::DistributedProduct<Scalar>& product = *cache.front().product;

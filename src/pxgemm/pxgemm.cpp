@@ -1,0 +1,512 @@
+// ScaLAPACK's p?gemm_ served by cuboid: libcuboid_pxgemm.so, linked before ScaLAPACK or preloaded
+// into an unchanged program, takes psgemm_ and pdgemm_ (and the prefixed cuboid_psgemm,
+// cuboid_pdgemm) with PBLAS's arguments, checks them as PBLAS does, and computes the product with
+// the library's distributed entry over the BLACS grid's processes: in place when the operands are
+// already in the layout it computes in, else moved into it (transposed where asked) and C back.
+#include <dlfcn.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <cuboid/mpi.hpp>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pxgemm/blacs.hpp"
+#include "pxgemm/redistribute.hpp"
+
+namespace cuboid::pxgemm {
+namespace {
+
+// PBLAS's internal descriptor (a Fortran descriptor of type 1 gains IMB = MB and INB = NB), and
+// its error encoding: a descriptor entry's error is -(position * 100 + entry + 1).
+enum { DTYPE_, CTXT_, M_, N_, IMB_, INB_, MB_, NB_, RSRC_, CSRC_, LLD_, DLEN_ };
+constexpr int kDescMult = 100, kBigNum = 10000, kBlockCyclic = 1, kBlockCyclicInb = 501;
+
+struct Desc {
+  int d[DLEN_] = {};
+  int operator[](int i) const { return d[i]; }
+};
+
+// Fortran (1-based, type 1 or 501) to PBLAS's internal form, as PB_CargFtoC does.
+Desc internal(const int* f) {
+  Desc x;
+  if (f[0] == kBlockCyclic) {
+    x.d[DTYPE_] = kBlockCyclicInb, x.d[CTXT_] = f[1], x.d[M_] = f[2], x.d[N_] = f[3];
+    x.d[IMB_] = f[4], x.d[INB_] = f[5], x.d[MB_] = f[4], x.d[NB_] = f[5];
+    x.d[RSRC_] = f[6], x.d[CSRC_] = f[7], x.d[LLD_] = f[8];
+  } else if (f[0] == kBlockCyclicInb) {
+    for (int i = 0; i < DLEN_; ++i) x.d[i] = f[i];
+  } else {
+    x.d[DTYPE_] = f[0], x.d[CTXT_] = f[1];
+  }
+  return x;
+}
+
+std::int64_t numroc(std::int64_t n, std::int64_t nb, int p, int src, int procs) {
+  const std::int64_t dist = (procs + p - src) % procs, blocks = n / nb;
+  std::int64_t num = (blocks / procs) * nb;
+  const std::int64_t extra = blocks % procs;
+  if (dist < extra)
+    num += nb;
+  else if (dist == extra)
+    num += n % nb;
+  return num;
+}
+
+// PBLAS's check of one matrix operand (PB_Cchkmat): m x n at (ia, ja) (0-based) of descriptor
+// `d`, m at argument position mpos0, n at npos0, the descriptor at dpos0 (IA, JA just before).
+void check_matrix(int ctxt, int m, int mpos0, int n, int npos0, int ia, int ja, const Desc& d,
+                  int dpos0, int& info) {
+  if (info >= 0)
+    info = kBigNum;
+  else if (info < -kDescMult)
+    info = -info;
+  else
+    info = -info * kDescMult;
+  const int mpos = mpos0 * kDescMult, npos = npos0 * kDescMult;
+  const int iapos = (dpos0 - 2) * kDescMult, japos = (dpos0 - 1) * kDescMult;
+  const int dpos = dpos0 * kDescMult + 1;
+  auto finish = [&] {
+    if (info == kBigNum)
+      info = 0;
+    else if (info % kDescMult == 0)
+      info = -(info / kDescMult);
+    else
+      info = -info;
+  };
+  const GridInfo g = grid_info(ctxt);
+  if (m < 0) info = std::min(info, mpos);
+  if (n < 0) info = std::min(info, npos);
+  if (ia < 0) info = std::min(info, iapos);
+  if (ja < 0) info = std::min(info, japos);
+  if (d[DTYPE_] != kBlockCyclicInb) {
+    info = std::min(info, dpos + DTYPE_);
+    finish();
+    return;
+  }
+  if (d[CTXT_] != ctxt) {
+    info = std::min(info, dpos + CTXT_);
+    finish();
+    return;
+  }
+  if (d[IMB_] < 1) info = std::min(info, dpos + IMB_);
+  if (d[INB_] < 1) info = std::min(info, dpos + INB_);
+  if (d[MB_] < 1) info = std::min(info, dpos + MB_);
+  if (d[NB_] < 1) info = std::min(info, dpos + NB_);
+  if (d[RSRC_] < -1 || d[RSRC_] >= g.rows) info = std::min(info, dpos + RSRC_);
+  if (d[CSRC_] < -1 || d[CSRC_] >= g.cols) info = std::min(info, dpos + CSRC_);
+  if (m == 0 || n == 0) {
+    if (d[M_] < 0) info = std::min(info, dpos + M_);
+    if (d[N_] < 0) info = std::min(info, dpos + N_);
+    if (d[LLD_] < 1) info = std::min(info, dpos + LLD_);
+  } else {
+    if (d[M_] < 1) info = std::min(info, dpos + M_);
+    if (d[N_] < 1) info = std::min(info, dpos + N_);
+    if (d[M_] >= 1 && d[N_] >= 1) {
+      if (ia + m > d[M_]) info = std::min(info, iapos);
+      if (ja + n > d[N_]) info = std::min(info, japos);
+    }
+    if (info == kBigNum) {
+      // The first block may be smaller (IMB): NUMROC of the rows past it, plus it.
+      const std::int64_t np =
+          d[RSRC_] < 0 ? d[M_] : numroc(d[M_], d[MB_], g.myrow, d[RSRC_], g.rows);
+      if (d[LLD_] < std::max<std::int64_t>(1, np)) {
+        const std::int64_t nq =
+            d[CSRC_] < 0 ? d[N_] : numroc(d[N_], d[NB_], g.mycol, d[CSRC_], g.cols);
+        if (d[LLD_] < 1 || nq > 0) info = std::min(info, dpos + LLD_);
+      }
+    }
+  }
+  finish();
+}
+
+template <class Scalar>
+struct Traits;
+template <>
+struct Traits<float> {
+  static constexpr const char* routine = "PSGEMM";
+  static constexpr const char* lower = "psgemm_";
+};
+template <>
+struct Traits<double> {
+  static constexpr const char* routine = "PDGEMM";
+  static constexpr const char* lower = "pdgemm_";
+};
+
+// What the process keeps across calls: the context (processors, speeds, prepared products), the
+// settings from the environment; destroyed when MPI finalises.
+struct Runtime {
+  std::unique_ptr<Context> context;
+  std::string report_path;
+  bool check = false, fallback = false;
+  std::vector<std::string> processors;
+};
+
+std::mutex& runtime_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unique_ptr<Runtime>& runtime_slot() {
+  static std::unique_ptr<Runtime> r;
+  return r;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string x; std::getline(in, x, ',');)
+    if (!x.empty()) out.push_back(x);
+  return out;
+}
+
+Runtime& runtime() {
+  std::lock_guard<std::mutex> lock(runtime_mutex());
+  auto& slot = runtime_slot();
+  if (slot) return *slot;
+  auto r = std::make_unique<Runtime>();
+  if (const char* p = std::getenv("CUBOID_PROCESSORS")) r->processors = split(p);
+  if (const char* p = std::getenv("CUBOID_PXGEMM_REPORT")) r->report_path = p;
+  if (const char* p = std::getenv("CUBOID_PXGEMM_CHECK")) r->check = std::string(p) == "1";
+  if (const char* p = std::getenv("CUBOID_PXGEMM_FALLBACK")) {
+    if (std::string(p) == "scalapack")
+      r->fallback = true;
+    else if (*p && std::string(p) != "none")
+      throw KeyedError("CUBOID_PXGEMM_FALLBACK",
+                       "CUBOID_PXGEMM_FALLBACK=" + std::string(p) + ": expected scalapack or none");
+  }
+  ContextOptions o;
+  o.processors = r->processors;
+  r->context = std::make_unique<Context>(o);
+  // Torn down before MPI finalises: MPI frees MPI_COMM_SELF's attributes first thing there.
+  int keyval = MPI_KEYVAL_INVALID;
+  auto at_finalize = [](MPI_Comm, int, void*, void*) -> int {
+    free_grid_communicators();
+    std::lock_guard<std::mutex> lock(runtime_mutex());
+    runtime_slot().reset();
+    return MPI_SUCCESS;
+  };
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  slot = std::move(r);
+  return *slot;
+}
+
+char upper(const char* c) { return char(std::toupper(static_cast<unsigned char>(c[0]))); }
+
+std::string json_desc(const int* d) {
+  std::string s = "[";
+  for (int i = 0; i < 9; ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+// Rank 0 of the grid appends one JSON line per call.
+void report(const Runtime& rt, MPI_Comm comm, const std::string& line) {
+  if (rt.report_path.empty()) return;
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  if (me != 0) return;
+  std::ofstream f(rt.report_path, std::ios::app);
+  f << line << "\n";
+}
+
+// The randomized check of one product in the layout it was computed in: with x of length n,
+// y = C x against alpha A (B x) + beta C0 x, row by row within its rounding bound.
+template <class Scalar>
+bool check_product(MPI_Comm comm, const Grid& grid, std::int64_t m, std::int64_t n, std::int64_t k,
+                   std::int64_t nb, Scalar alpha, const std::vector<Scalar>& A,
+                   const std::vector<Scalar>& B, Scalar beta, const std::vector<Scalar>& C0,
+                   const std::vector<Scalar>& C, std::string& why) {
+  const int prow = grid.me / grid.cols, pcol = grid.me % grid.cols;
+  const Axis rm{0, nb, 0, grid.rows}, cn{0, nb, 0, grid.cols}, ck{0, nb, 0, grid.cols},
+      rk{0, nb, 0, grid.rows};
+  const std::int64_t lm = numroc(m, nb, prow, 0, grid.rows),
+                     lk_r = numroc(k, nb, prow, 0, grid.rows);
+  const std::int64_t ln = numroc(n, nb, pcol, 0, grid.cols),
+                     lk_c = numroc(k, nb, pcol, 0, grid.cols);
+  std::vector<double> x(static_cast<std::size_t>(n));
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> u(0.5, 1.0);
+  for (auto& v : x) v = (rng() & 1 ? -1 : 1) * u(rng);
+  // Local matrix-vector products over this rank's blocks, summed over the grid.
+  auto matvec = [&](const std::vector<Scalar>& M, std::int64_t lr, std::int64_t lc,
+                    const Axis& rows_axis, const Axis& cols_axis, std::int64_t out_len,
+                    const std::vector<double>& v, bool absolute) {
+    std::vector<double> y(std::size_t(out_len), 0.0);
+    const std::int64_t ld = std::max<std::int64_t>(1, lr);
+    for (std::int64_t lj = 0; lj < lc; ++lj) {
+      const std::int64_t gj = ((lj / nb) * cols_axis.procs + pcol) * nb + lj % nb;
+      for (std::int64_t li = 0; li < lr; ++li) {
+        const std::int64_t gi = ((li / nb) * rows_axis.procs + prow) * nb + li % nb;
+        const double a = double(M[std::size_t(li + lj * ld)]);
+        y[std::size_t(gi)] += (absolute ? std::abs(a) : a) * v[std::size_t(gj)];
+      }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, y.data(), int(out_len), MPI_DOUBLE, MPI_SUM, comm);
+    return y;
+  };
+  std::vector<double> xa(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) xa[i] = std::abs(x[i]);
+  const auto y = matvec(C, lm, ln, rm, cn, m, x, false);
+  const auto bx = matvec(B, lk_r, ln, rk, cn, k, x, false);
+  const auto abx = matvec(A, lm, lk_c, rm, ck, m, bx, false);
+  const auto c0x = beta == Scalar(0) ? std::vector<double>(std::size_t(m), 0.0)
+                                     : matvec(C0, lm, ln, rm, cn, m, x, false);
+  const auto bxa = matvec(B, lk_r, ln, rk, cn, k, xa, true);
+  const auto abxa = matvec(A, lm, lk_c, rm, ck, m, bxa, true);
+  const auto c0xa = beta == Scalar(0) ? std::vector<double>(std::size_t(m), 0.0)
+                                      : matvec(C0, lm, ln, rm, cn, m, xa, true);
+  const auto cxa = matvec(C, lm, ln, rm, cn, m, xa, true);
+  const double u_s = std::numeric_limits<Scalar>::epsilon() / 2;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const double want = double(alpha) * abx[std::size_t(i)] + double(beta) * c0x[std::size_t(i)];
+    const double bound = 1.01 * u_s *
+                         (double(k + n + 4) * (std::abs(double(alpha)) * abxa[std::size_t(i)] +
+                                               std::abs(double(beta)) * c0xa[std::size_t(i)]) +
+                          double(n) * cxa[std::size_t(i)]);
+    if (!(std::abs(y[std::size_t(i)] - want) <= bound)) {
+      why = "row " + std::to_string(i) + ": |C x - (alpha A B x + beta C0 x)| = " +
+            std::to_string(std::abs(y[std::size_t(i)] - want)) + " exceeds its bound " +
+            std::to_string(bound);
+      return false;
+    }
+  }
+  return true;
+}
+
+template <class Scalar>
+using Fn = void (*)(const char*, const char*, const int*, const int*, const int*, const Scalar*,
+                    const Scalar*, const int*, const int*, const int*, const Scalar*, const int*,
+                    const int*, const int*, const Scalar*, Scalar*, const int*, const int*,
+                    const int*);
+
+template <class Scalar>
+void pxgemm(const char* transa, const char* transb, const int* M, const int* N, const int* K,
+            const Scalar* alpha, const Scalar* a, const int* IA, const int* JA, const int* desca,
+            const Scalar* b, const int* IB, const int* JB, const int* descb, const Scalar* beta,
+            Scalar* c, const int* IC, const int* JC, const int* descc) {
+  const char ta = upper(transa), tb = upper(transb);
+  const bool nota = ta == 'N', notb = tb == 'N';
+  const Desc Ad = internal(desca), Bd = internal(descb), Cd = internal(descc);
+  const int ai = *IA - 1, aj = *JA - 1, bi = *IB - 1, bj = *JB - 1, ci = *IC - 1, cj = *JC - 1;
+  const int m = *M, n = *N, k = *K;
+  // PBLAS's checks, in its order and with its encoding, before anything else.
+  const int ctxt = Ad[CTXT_];
+  const GridInfo g = grid_info(ctxt);
+  int info = g.rows == -1 ? -(10 * kDescMult + CTXT_ + 1) : 0;
+  if (!info) {
+    if (!nota && ta != 'T' && ta != 'C')
+      info = -1;
+    else if (!notb && tb != 'T' && tb != 'C')
+      info = -2;
+    if (nota)
+      check_matrix(ctxt, m, 3, k, 5, ai, aj, Ad, 10, info);
+    else
+      check_matrix(ctxt, k, 5, m, 3, ai, aj, Ad, 10, info);
+    if (notb)
+      check_matrix(ctxt, k, 5, n, 4, bi, bj, Bd, 14, info);
+    else
+      check_matrix(ctxt, n, 4, k, 5, bi, bj, Bd, 14, info);
+    check_matrix(ctxt, m, 3, n, 4, ci, cj, Cd, 19, info);
+  }
+  if (info) {
+    pblas_abort(ctxt, Traits<Scalar>::routine, info);
+    return;
+  }
+  if (m == 0 || n == 0 || ((*alpha == Scalar(0) || k == 0) && *beta == Scalar(1))) return;
+
+  Runtime* rt = nullptr;
+  std::string failure;
+  try {
+    rt = &runtime();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (!rt) {
+    std::fprintf(stderr, "cuboid %s: %s\n", Traits<Scalar>::lower, failure.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  // Layouts cuboid does not move yet: replicated operands, first blocks of another size.
+  std::string unsupported;
+  for (const Desc* d : {&Ad, &Bd, &Cd}) {
+    if ((*d)[RSRC_] < 0 || (*d)[CSRC_] < 0) unsupported = "replicated operands (RSRC or CSRC = -1)";
+    if ((*d)[IMB_] != (*d)[MB_] || (*d)[INB_] != (*d)[NB_])
+      unsupported = "a first block of another size than the others (IMB, INB)";
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::string path;
+  double moved = 0, received = 0;
+  std::string partition;
+  try {
+    if (unsupported.empty()) comm = grid_communicator(ctxt, g);
+  } catch (const std::exception& e) {
+    unsupported = e.what();
+  }
+  if (!unsupported.empty()) {
+    static const Fn<Scalar> scalapack =
+        reinterpret_cast<Fn<Scalar>>(dlsym(RTLD_NEXT, Traits<Scalar>::lower));
+    if (!rt->fallback || !scalapack) {
+      std::fprintf(stderr,
+                   "cuboid %s: %s are not computed by cuboid; set CUBOID_PXGEMM_FALLBACK=scalapack "
+                   "to hand such calls to ScaLAPACK%s\n",
+                   Traits<Scalar>::lower, unsupported.c_str(),
+                   scalapack ? "" : " (none was found after cuboid)");
+      MPI_Abort(MPI_COMM_WORLD, 1);
+      return;
+    }
+    scalapack(transa, transb, M, N, K, alpha, a, IA, JA, desca, b, IB, JB, descb, beta, c, IC, JC,
+              descc);
+    if (!rt->report_path.empty()) {
+      int me = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &me);
+      std::ofstream f(rt->report_path + "." + std::to_string(me), std::ios::app);
+      f << "{\"routine\":\"" << Traits<Scalar>::lower << "\",\"m\":" << m << ",\"n\":" << n
+        << ",\"k\":" << k << ",\"fallback\":\"" << unsupported << "\"}\n";
+    }
+    return;
+  }
+
+  Grid grid{g.rows, g.cols, g.myrow * g.cols + g.mycol, comm};
+  const int prow = g.myrow, pcol = g.mycol;
+  const Scalar al = *alpha, be = *beta;
+  try {
+    // Operands already in the layout the distributed entry computes in: square blocks of one
+    // size, first block on process (0, 0), sub-matrices from (1, 1), no transpose.
+    const int nb = Cd[MB_];
+    const bool in_place = nota && notb && !rt->check && ai == 0 && aj == 0 && bi == 0 && bj == 0 &&
+                          ci == 0 && cj == 0 && Cd[NB_] == nb && Ad[MB_] == nb && Ad[NB_] == nb &&
+                          Bd[MB_] == nb && Bd[NB_] == nb && Ad[RSRC_] == 0 && Ad[CSRC_] == 0 &&
+                          Bd[RSRC_] == 0 && Bd[CSRC_] == 0 && Cd[RSRC_] == 0 && Cd[CSRC_] == 0;
+    const BlockCyclicLayout layout{g.rows, g.cols, in_place ? nb : std::max(Cd[MB_], Cd[NB_])};
+    if (*alpha == Scalar(0) || k == 0) {
+      // sub(C) <- beta sub(C) where it lies; beta = 0 writes zeros without reading C.
+      path = "scaled";
+      const Side<Scalar> cs{Axis{ci, Cd[MB_], Cd[RSRC_], g.rows},
+                            Axis{cj, Cd[NB_], Cd[CSRC_], g.cols}, c, Cd[LLD_]};
+      for_each_owned(
+          grid, m, n, cs, [&](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1) {
+            for (std::int64_t y = y0; y < y1; ++y)
+              for (std::int64_t x = x0; x < x1; ++x) {
+                Scalar& v =
+                    c[cs.rows.local(x0) + (x - x0) + (cs.cols.local(y0) + (y - y0)) * cs.ld];
+                v = be == Scalar(0) ? Scalar(0) : be * v;
+              }
+          });
+    } else if (in_place) {
+      path = "in place";
+      cuboid::gemm(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, a, Ad[LLD_], b,
+                   Bd[LLD_], be, c, Cd[LLD_]);
+      received = rt->context->last_call().received_bytes;
+      partition = rt->context->last_call().rank_partition;
+    } else {
+      path = "redistributed";
+      const std::int64_t t = layout.block;
+      const std::int64_t am = numroc(m, t, prow, 0, g.rows), ak = numroc(k, t, pcol, 0, g.cols);
+      const std::int64_t bk = numroc(k, t, prow, 0, g.rows), bn = numroc(n, t, pcol, 0, g.cols);
+      const std::int64_t cm = am, cn = bn;
+      std::vector<Scalar> At(std::size_t(std::max<std::int64_t>(1, am * ak))),
+          Bt(std::size_t(std::max<std::int64_t>(1, bk * bn))),
+          Ct(std::size_t(std::max<std::int64_t>(1, cm * cn)), Scalar(0));
+      const Axis tr{0, t, 0, g.rows}, tc{0, t, 0, g.cols};
+      auto map_of = [](char op) {
+        return op == 'N' ? Map::same : op == 'T' ? Map::transpose : Map::conjugate_transpose;
+      };
+      // A stored (nota ? m x k : k x m) at (ai, aj); its target is op(A), m x k.
+      moved += redistribute<Scalar>(
+          grid, nota ? m : k, nota ? k : m,
+          Side<const Scalar>{Axis{ai, Ad[MB_], Ad[RSRC_], g.rows},
+                             Axis{aj, Ad[NB_], Ad[CSRC_], g.cols}, a, Ad[LLD_]},
+          Side<Scalar>{tr, tc, At.data(), std::max<std::int64_t>(1, am)}, map_of(ta));
+      moved += redistribute<Scalar>(
+          grid, notb ? k : n, notb ? n : k,
+          Side<const Scalar>{Axis{bi, Bd[MB_], Bd[RSRC_], g.rows},
+                             Axis{bj, Bd[NB_], Bd[CSRC_], g.cols}, b, Bd[LLD_]},
+          Side<Scalar>{tr, tc, Bt.data(), std::max<std::int64_t>(1, bk)}, map_of(tb));
+      const Side<const Scalar> c_from{Axis{ci, Cd[MB_], Cd[RSRC_], g.rows},
+                                      Axis{cj, Cd[NB_], Cd[CSRC_], g.cols}, c, Cd[LLD_]};
+      // beta = 0 never reads C: the target starts as zeros.
+      if (be != Scalar(0))
+        moved += redistribute<Scalar>(
+            grid, m, n, c_from, Side<Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)},
+            Map::same);
+      std::vector<Scalar> C0;
+      if (rt->check) C0 = Ct;
+      cuboid::gemm(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, At.data(),
+                   std::max<std::int64_t>(1, am), Bt.data(), std::max<std::int64_t>(1, bk), be,
+                   Ct.data(), std::max<std::int64_t>(1, cm));
+      received = rt->context->last_call().received_bytes;
+      partition = rt->context->last_call().rank_partition;
+      if (rt->check) {
+        std::string why;
+        if (!check_product<Scalar>(comm, grid, m, n, k, t, al, At, Bt, be, C0, Ct, why)) {
+          std::fprintf(stderr, "cuboid %s: CUBOID_PXGEMM_CHECK: the product failed its check: %s\n",
+                       Traits<Scalar>::lower, why.c_str());
+          MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+      }
+      moved += redistribute<Scalar>(
+          grid, m, n, Side<const Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)},
+          Side<Scalar>{Axis{ci, Cd[MB_], Cd[RSRC_], g.rows}, Axis{cj, Cd[NB_], Cd[CSRC_], g.cols},
+                       c, Cd[LLD_]},
+          Map::same);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuboid %s: %s\n", Traits<Scalar>::lower, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return;
+  }
+  if (!rt->report_path.empty()) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double mine[3] = {received, moved, seconds}, most[3] = {0, 0, 0};
+    MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+    std::ostringstream line;
+    std::string procs;
+    for (const auto& p : rt->context->processor_names())
+      procs += (procs.empty() ? "\"" : ",\"") + p + "\"";
+    line << "{\"routine\":\"" << Traits<Scalar>::lower << "\",\"m\":" << m << ",\"n\":" << n
+         << ",\"k\":" << k << ",\"trans_a\":\"" << ta << "\",\"trans_b\":\"" << tb << "\",\"ia\":["
+         << *IA << "," << *JA << "],\"ib\":[" << *IB << "," << *JB << "],\"ic\":[" << *IC << ","
+         << *JC << "],\"desc_a\":" << json_desc(desca) << ",\"desc_b\":" << json_desc(descb)
+         << ",\"desc_c\":" << json_desc(descc) << ",\"grid\":[" << g.rows << "," << g.cols
+         << "],\"processors\":[" << procs << "],\"path\":\"" << path << "\",\"rank_partition\":\""
+         << partition << "\",\"received_bytes_max\":" << most[0]
+         << ",\"redistributed_bytes_max\":" << most[1] << ",\"seconds\":" << most[2]
+         << ",\"checked\":" << (rt->check ? "true" : "false") << ",\"fallback\":null}";
+    report(*rt, comm, line.str());
+  }
+}
+
+}  // namespace
+}  // namespace cuboid::pxgemm
+
+extern "C" {
+
+#define CUBOID_PXGEMM_ARGS(T)                                                                 \
+  const char *transa, const char *transb, const int *m, const int *n, const int *k,           \
+      const T *alpha, const T *a, const int *ia, const int *ja, const int *desca, const T *b, \
+      const int *ib, const int *jb, const int *descb, const T *beta, T *c, const int *ic,     \
+      const int *jc, const int *descc
+#define CUBOID_PXGEMM_CALL \
+  transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc, descc
+
+void pdgemm_(CUBOID_PXGEMM_ARGS(double)) { cuboid::pxgemm::pxgemm<double>(CUBOID_PXGEMM_CALL); }
+void psgemm_(CUBOID_PXGEMM_ARGS(float)) { cuboid::pxgemm::pxgemm<float>(CUBOID_PXGEMM_CALL); }
+void cuboid_pdgemm(CUBOID_PXGEMM_ARGS(double)) {
+  cuboid::pxgemm::pxgemm<double>(CUBOID_PXGEMM_CALL);
+}
+void cuboid_psgemm(CUBOID_PXGEMM_ARGS(float)) { cuboid::pxgemm::pxgemm<float>(CUBOID_PXGEMM_CALL); }
+
+}  // extern "C"

@@ -1,0 +1,186 @@
+// cuboid's p?gemm_ against ScaLAPACK's own, case by case: random shapes (sizes that are not
+// multiples of any block, zeros included), every op pair, offsets IA/JA/IB/JB/IC/JC, blocks that
+// differ between rows and columns and between A, B and C, any source process, padded LLD, grids
+// from 1 x 1 to the whole job in row- and column-major BLACS order (grids over a subset of the
+// processes too), alpha and beta including 0 and 1, NaN in C when beta = 0. This program links
+// ScaLAPACK before libcuboid_pxgemm.so, so pdgemm_ is ScaLAPACK's and cuboid_pdgemm cuboid's; both
+// run on copies of the same local arrays, and every local element of C must agree: inside the
+// sub-matrix within the rounding bound, outside it bit for bit (neither may touch it).
+//   mpirun -np 4 cuboid-pxgemm-compare [CASES [SEED]]
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+void Cblacs_pinfo(int* me, int* procs);
+void Cblacs_get(int ctxt, int what, int* value);
+void Cblacs_gridinit(int* ctxt, const char* order, int rows, int cols);
+void Cblacs_gridinfo(int ctxt, int* rows, int* cols, int* myrow, int* mycol);
+void Cblacs_gridexit(int ctxt);
+int numroc_(const int* n, const int* nb, const int* p, const int* src, const int* procs);
+#define CUBOID_PXGEMM_ARGS(T)                                                                 \
+  const char *transa, const char *transb, const int *m, const int *n, const int *k,           \
+      const T *alpha, const T *a, const int *ia, const int *ja, const int *desca, const T *b, \
+      const int *ib, const int *jb, const int *descb, const T *beta, T *c, const int *ic,     \
+      const int *jc, const int *descc
+void pdgemm_(CUBOID_PXGEMM_ARGS(double));
+void psgemm_(CUBOID_PXGEMM_ARGS(float));
+void cuboid_pdgemm(CUBOID_PXGEMM_ARGS(double));
+void cuboid_psgemm(CUBOID_PXGEMM_ARGS(float));
+}
+
+namespace {
+
+struct Matrix {
+  int desc[9] = {};
+  std::vector<double> data;  // the local array, as doubles (cast per precision)
+};
+
+Matrix make(std::mt19937& rng, int ctxt, int rows, int cols, int prows, int pcols, int myrow,
+            int mycol, int mb, int nb) {
+  Matrix x;
+  std::uniform_int_distribution<int> src_r(0, prows - 1), src_c(0, pcols - 1), pad(0, 3);
+  const int rsrc = src_r(rng), csrc = src_c(rng);
+  const int lr = numroc_(&rows, &mb, &myrow, &rsrc, &prows);
+  const int lc = numroc_(&cols, &nb, &mycol, &csrc, &pcols);
+  // LLD is global in ScaLAPACK's checks only through each process's own rows: pad it per rank.
+  const int lld = std::max(1, lr) + pad(rng);
+  x.desc[0] = 1, x.desc[1] = ctxt, x.desc[2] = rows, x.desc[3] = cols, x.desc[4] = mb;
+  x.desc[5] = nb, x.desc[6] = rsrc, x.desc[7] = csrc, x.desc[8] = lld;
+  x.data.resize(std::size_t(lld) * std::size_t(std::max(1, lc)));
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& v : x.data) v = u(rng);
+  return x;
+}
+
+template <class T>
+std::vector<T> as(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me = 0, P = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const int cases = argc > 1 ? std::atoi(argv[1]) : 200;
+  const unsigned seed = argc > 2 ? unsigned(std::atoi(argv[2])) : 2026u;
+  // The grids: every r x c with r * c <= P, in both orders.
+  std::vector<std::pair<int, int>> grids;
+  for (int r = 1; r <= P; ++r)
+    for (int c = 1; r * c <= P; ++c) grids.push_back({r, c});
+  int failures = 0, run = 0;
+  for (int t = 0; t < cases; ++t) {
+    // Every rank draws the same global choices (same seed); local arrays differ by rank.
+    std::mt19937 global(seed + unsigned(t) * 7919u);
+    std::uniform_int_distribution<int> grid_pick(0, int(grids.size()) - 1), size(0, 37),
+        block(1, 9), off(1, 4), op(0, 2), coin(0, 3);
+    const auto [gr, gc] = grids[std::size_t(grid_pick(global))];
+    const bool col_major = coin(global) == 0;
+    const bool single = coin(global) < 2;
+    const int m = size(global), n = size(global), k = size(global);
+    const char ops[3] = {'N', 'T', 'C'};
+    const char ta = ops[op(global)], tb = ops[op(global)];
+    const int ia = off(global), ja = off(global), ib = off(global), jb = off(global),
+              ic = off(global), jc = off(global);
+    const int amb = block(global), anb = block(global), bmb = block(global), bnb = block(global),
+              cmb = block(global), cnb = block(global);
+    const double alphas[4] = {1.0, 0.0, -0.75, 2.5}, betas[4] = {0.0, 1.0, 0.5, -1.25};
+    const double alpha = alphas[coin(global)], beta = betas[coin(global)];
+    int ctxt = 0;
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, col_major ? "Col" : "Row", gr, gc);
+    int pr = 0, pc = 0, myrow = -1, mycol = -1;
+    Cblacs_gridinfo(ctxt, &pr, &pc, &myrow, &mycol);
+    if (std::getenv("CUBOID_COMPARE_VERBOSE") && me == 0)
+      std::fprintf(stderr,
+                   "case %d: %c%c m=%d n=%d k=%d grid %dx%d %s ia=%d,%d ib=%d,%d ic=%d,%d "
+                   "blocks A %dx%d B %dx%d C %dx%d alpha=%g beta=%g %s\n",
+                   t, ta, tb, m, n, k, gr, gc, col_major ? "col" : "row", ia, ja, ib, jb, ic, jc,
+                   amb, anb, bmb, bnb, cmb, cnb, alpha, beta, single ? "s" : "d");
+    if (myrow >= 0 && myrow < pr && mycol >= 0 && mycol < pc) {
+      std::mt19937 local(seed + unsigned(t) * 104729u + unsigned(me) * 31u);
+      // The same descriptors everywhere: draw their sources from the global stream.
+      std::mt19937 shared = global;
+      const int ar = (ta == 'N' ? m : k) + ia - 1, acl = (ta == 'N' ? k : m) + ja - 1;
+      const int br = (tb == 'N' ? k : n) + ib - 1, bcl = (tb == 'N' ? n : k) + jb - 1;
+      const int cr = m + ic - 1, ccl = n + jc - 1;
+      auto build = [&](int rows, int cols, int mb, int nb) {
+        std::mt19937 s = shared;
+        shared.discard(5);
+        Matrix x =
+            make(s, ctxt, std::max(rows, 1), std::max(cols, 1), pr, pc, myrow, mycol, mb, nb);
+        // Values differ by rank; descriptors (drawn above) agree but LLD, drawn per rank.
+        std::uniform_real_distribution<double> u(-1, 1);
+        for (auto& v : x.data) v = u(local);
+        std::uniform_int_distribution<int> pad(0, 3);
+        const int lr = numroc_(&x.desc[2], &x.desc[4], &myrow, &x.desc[6], &pr);
+        const int lc = numroc_(&x.desc[3], &x.desc[5], &mycol, &x.desc[7], &pc);
+        x.desc[8] = std::max(1, lr) + pad(local);
+        x.data.resize(std::size_t(x.desc[8]) * std::size_t(std::max(1, lc)));
+        for (auto& v : x.data) v = u(local);
+        return x;
+      };
+      Matrix A = build(ar, acl, amb, anb), B = build(br, bcl, bmb, bnb),
+             C = build(cr, ccl, cmb, cnb);
+      if (beta == 0.0)
+        for (auto& v : C.data) v = std::numeric_limits<double>::quiet_NaN();
+      std::vector<double> ref = C.data, got = C.data;
+      double worst = 0;
+      bool outside_ok = true;
+      auto compare = [&](const auto& r, const auto& g, double eps) {
+        for (std::size_t e = 0; e < r.size(); ++e) {
+          const double x = double(r[e]), y = double(g[e]);
+          if (std::isnan(x) && std::isnan(y)) continue;
+          if (std::isnan(x) != std::isnan(y)) {
+            outside_ok = false;
+            continue;
+          }
+          worst = std::max(worst, std::abs(x - y) / (eps * double(k + 2)));
+        }
+      };
+      if (single) {
+        auto As = as<float>(A.data), Bs = as<float>(B.data);
+        auto R = as<float>(ref), G = as<float>(got);
+        const float al = float(alpha), be = float(beta);
+        psgemm_(&ta, &tb, &m, &n, &k, &al, As.data(), &ia, &ja, A.desc, Bs.data(), &ib, &jb, B.desc,
+                &be, R.data(), &ic, &jc, C.desc);
+        cuboid_psgemm(&ta, &tb, &m, &n, &k, &al, As.data(), &ia, &ja, A.desc, Bs.data(), &ib, &jb,
+                      B.desc, &be, G.data(), &ic, &jc, C.desc);
+        compare(R, G, 4 * std::numeric_limits<float>::epsilon());
+      } else {
+        pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.data.data(), &ia, &ja, A.desc, B.data.data(), &ib,
+                &jb, B.desc, &beta, ref.data(), &ic, &jc, C.desc);
+        cuboid_pdgemm(&ta, &tb, &m, &n, &k, &alpha, A.data.data(), &ia, &ja, A.desc, B.data.data(),
+                      &ib, &jb, B.desc, &beta, got.data(), &ic, &jc, C.desc);
+        compare(ref, got, 4 * std::numeric_limits<double>::epsilon());
+      }
+      const int bad = worst > 1.0 || !outside_ok;
+      if (bad)
+        std::fprintf(stderr,
+                     "case %d (rank %d): %s %c%c m=%d n=%d k=%d grid %dx%d %s ia=%d,%d ib=%d,%d "
+                     "ic=%d,%d blocks A %dx%d B %dx%d C %dx%d alpha=%g beta=%g: worst %.3g of the "
+                     "bound%s\n",
+                     t, me, single ? "psgemm" : "pdgemm", ta, tb, m, n, k, gr, gc,
+                     col_major ? "col-major" : "row-major", ia, ja, ib, jb, ic, jc, amb, anb, bmb,
+                     bnb, cmb, cnb, alpha, beta, worst, outside_ok ? "" : ", NaN differs");
+      failures += bad;
+      Cblacs_gridexit(ctxt);
+    }
+    ++run;
+  }
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0) std::printf("pxgemm compare: %d cases on %d processes, %d failed\n", run, P, all);
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
