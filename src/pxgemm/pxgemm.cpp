@@ -1,6 +1,6 @@
 // ScaLAPACK's p?gemm_ served by cuboid: libcuboid_pxgemm.so, linked before ScaLAPACK or preloaded
-// into an unchanged program, takes psgemm_ and pdgemm_ (and the prefixed cuboid_psgemm,
-// cuboid_pdgemm) with PBLAS's arguments, checks them as PBLAS does, and computes the product with
+// into an unchanged program, takes psgemm_, pdgemm_, pcgemm_ and pzgemm_ (and the prefixed
+// cuboid_p?gemm) with PBLAS's arguments, checks them as PBLAS does, and computes the product with
 // the library's distributed entry over the BLACS grid's processes: in place when the operands are
 // already in the layout it computes in, else moved into it (transposed where asked) and C back.
 #include <dlfcn.h>
@@ -20,6 +20,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "pxgemm/blacs.hpp"
@@ -137,12 +138,30 @@ template <>
 struct Traits<float> {
   static constexpr const char* routine = "PSGEMM";
   static constexpr const char* lower = "psgemm_";
+  using Real = float;
 };
 template <>
 struct Traits<double> {
   static constexpr const char* routine = "PDGEMM";
   static constexpr const char* lower = "pdgemm_";
+  using Real = double;
 };
+// Fortran's COMPLEX and COMPLEX*16 are two reals aligned as one, like std::complex (not
+// Kokkos::complex, which asks twice that): the caller's arrays are read as std::complex.
+template <>
+struct Traits<std::complex<float>> {
+  static constexpr const char* routine = "PCGEMM";
+  static constexpr const char* lower = "pcgemm_";
+  using Real = float;
+};
+template <>
+struct Traits<std::complex<double>> {
+  static constexpr const char* routine = "PZGEMM";
+  static constexpr const char* lower = "pzgemm_";
+  using Real = double;
+};
+template <class Scalar>
+constexpr bool is_complex = !std::is_same_v<Scalar, typename Traits<Scalar>::Real>;
 
 // What the process keeps across calls: the context (processors, speeds, prepared products), the
 // settings from the environment; destroyed when MPI finalises.
@@ -227,61 +246,101 @@ bool check_product(MPI_Comm comm, const Grid& grid, std::int64_t m, std::int64_t
                    std::int64_t nb, Scalar alpha, const std::vector<Scalar>& A,
                    const std::vector<Scalar>& B, Scalar beta, const std::vector<Scalar>& C0,
                    const std::vector<Scalar>& C, std::string& why) {
+  using Z = std::complex<double>;
   const int prow = grid.me / grid.cols, pcol = grid.me % grid.cols;
-  const Axis rm{0, nb, 0, grid.rows}, cn{0, nb, 0, grid.cols}, ck{0, nb, 0, grid.cols},
-      rk{0, nb, 0, grid.rows};
   const std::int64_t lm = numroc(m, nb, prow, 0, grid.rows),
                      lk_r = numroc(k, nb, prow, 0, grid.rows);
   const std::int64_t ln = numroc(n, nb, pcol, 0, grid.cols),
                      lk_c = numroc(k, nb, pcol, 0, grid.cols);
-  std::vector<double> x(static_cast<std::size_t>(n));
+  std::vector<Z> x(static_cast<std::size_t>(n));
   std::mt19937_64 rng(20261126);
   std::uniform_real_distribution<double> u(0.5, 1.0);
   for (auto& v : x) v = (rng() & 1 ? -1 : 1) * u(rng);
-  // Local matrix-vector products over this rank's blocks, summed over the grid.
+  // Local matrix-vector products over this rank's blocks (of |M| and |v| where asked), summed
+  // over the grid.
   auto matvec = [&](const std::vector<Scalar>& M, std::int64_t lr, std::int64_t lc,
-                    const Axis& rows_axis, const Axis& cols_axis, std::int64_t out_len,
-                    const std::vector<double>& v, bool absolute) {
-    std::vector<double> y(std::size_t(out_len), 0.0);
+                    std::int64_t out_len, const std::vector<Z>& v, bool absolute) {
+    std::vector<Z> y(std::size_t(out_len), Z(0));
     const std::int64_t ld = std::max<std::int64_t>(1, lr);
     for (std::int64_t lj = 0; lj < lc; ++lj) {
-      const std::int64_t gj = ((lj / nb) * cols_axis.procs + pcol) * nb + lj % nb;
+      const std::int64_t gj = ((lj / nb) * grid.cols + pcol) * nb + lj % nb;
       for (std::int64_t li = 0; li < lr; ++li) {
-        const std::int64_t gi = ((li / nb) * rows_axis.procs + prow) * nb + li % nb;
-        const double a = double(M[std::size_t(li + lj * ld)]);
-        y[std::size_t(gi)] += (absolute ? std::abs(a) : a) * v[std::size_t(gj)];
+        const std::int64_t gi = ((li / nb) * grid.rows + prow) * nb + li % nb;
+        const Z a = Z(M[std::size_t(li + lj * ld)]);
+        y[std::size_t(gi)] +=
+            absolute ? Z(std::abs(a)) * v[std::size_t(gj)] : a * v[std::size_t(gj)];
       }
     }
-    MPI_Allreduce(MPI_IN_PLACE, y.data(), int(out_len), MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, y.data(), int(2 * out_len), MPI_DOUBLE, MPI_SUM, comm);
     return y;
   };
-  std::vector<double> xa(x.size());
+  std::vector<Z> xa(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) xa[i] = std::abs(x[i]);
-  const auto y = matvec(C, lm, ln, rm, cn, m, x, false);
-  const auto bx = matvec(B, lk_r, ln, rk, cn, k, x, false);
-  const auto abx = matvec(A, lm, lk_c, rm, ck, m, bx, false);
-  const auto c0x = beta == Scalar(0) ? std::vector<double>(std::size_t(m), 0.0)
-                                     : matvec(C0, lm, ln, rm, cn, m, x, false);
-  const auto bxa = matvec(B, lk_r, ln, rk, cn, k, xa, true);
-  const auto abxa = matvec(A, lm, lk_c, rm, ck, m, bxa, true);
-  const auto c0xa = beta == Scalar(0) ? std::vector<double>(std::size_t(m), 0.0)
-                                      : matvec(C0, lm, ln, rm, cn, m, xa, true);
-  const auto cxa = matvec(C, lm, ln, rm, cn, m, xa, true);
-  const double u_s = std::numeric_limits<Scalar>::epsilon() / 2;
+  const std::vector<Z> zeros(std::size_t(m), Z(0));
+  const auto y = matvec(C, lm, ln, m, x, false);
+  const auto abx = matvec(A, lm, lk_c, m, matvec(B, lk_r, ln, k, x, false), false);
+  const auto c0x = beta == Scalar(0) ? zeros : matvec(C0, lm, ln, m, x, false);
+  const auto abxa = matvec(A, lm, lk_c, m, matvec(B, lk_r, ln, k, xa, true), true);
+  const auto c0xa = beta == Scalar(0) ? zeros : matvec(C0, lm, ln, m, xa, true);
+  const auto cxa = matvec(C, lm, ln, m, xa, true);
+  // A complex multiply-add rounds more often than a real one: twice the real bound covers it.
+  const double u_s = std::numeric_limits<typename Traits<Scalar>::Real>::epsilon() / 2 *
+                     (is_complex<Scalar> ? 2.0 : 1.0);
+  const Z al = Z(alpha), be = Z(beta);
   for (std::int64_t i = 0; i < m; ++i) {
-    const double want = double(alpha) * abx[std::size_t(i)] + double(beta) * c0x[std::size_t(i)];
-    const double bound = 1.01 * u_s *
-                         (double(k + n + 4) * (std::abs(double(alpha)) * abxa[std::size_t(i)] +
-                                               std::abs(double(beta)) * c0xa[std::size_t(i)]) +
-                          double(n) * cxa[std::size_t(i)]);
-    if (!(std::abs(y[std::size_t(i)] - want) <= bound)) {
-      why = "row " + std::to_string(i) + ": |C x - (alpha A B x + beta C0 x)| = " +
-            std::to_string(std::abs(y[std::size_t(i)] - want)) + " exceeds its bound " +
-            std::to_string(bound);
+    const std::size_t r = std::size_t(i);
+    const double error = std::abs(y[r] - (al * abx[r] + be * c0x[r]));
+    const double bound =
+        1.01 * u_s *
+        (double(k + n + 4) * (std::abs(al) * abxa[r].real() + std::abs(be) * c0xa[r].real()) +
+         double(n) * cxa[r].real());
+    if (!(error <= bound)) {
+      why = "row " + std::to_string(i) +
+            ": |C x - (alpha A B x + beta C0 x)| = " + std::to_string(error) +
+            " exceeds its bound " + std::to_string(bound);
       return false;
     }
   }
   return true;
+}
+
+// C <- alpha A B + beta C on operands in the distributed entry's layout (local arrays with lld
+// = local rows). Complex products are four real ones on the parts, the same 8mnk flops as one
+// complex product: Re = Ar Br - Ai Bi, Im = Ar Bi + Ai Br, then C = alpha (Re + i Im) + beta C.
+template <class Scalar>
+void multiply(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, std::int64_t m,
+              std::int64_t n, std::int64_t k, Scalar alpha, std::vector<Scalar>& A,
+              std::int64_t lda, std::vector<Scalar>& B, std::int64_t ldb, Scalar beta,
+              std::vector<Scalar>& C, std::int64_t ldc, double& received, std::string& partition) {
+  if constexpr (!is_complex<Scalar>) {
+    gemm(context, comm, layout, Op::none, Op::none, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+         beta, C.data(), ldc);
+    received = context.last_call().received_bytes;
+  } else {
+    using R = typename Traits<Scalar>::Real;
+    auto part = [](const std::vector<Scalar>& X, bool imaginary) {
+      std::vector<R> out(X.size());
+      for (std::size_t e = 0; e < X.size(); ++e) out[e] = imaginary ? X[e].imag() : X[e].real();
+      return out;
+    };
+    const auto Ar = part(A, false), Ai = part(A, true), Br = part(B, false), Bi = part(B, true);
+    std::vector<R> re(C.size()), im(C.size());
+    received = 0;
+    auto step = [&](R a, const std::vector<R>& X, const std::vector<R>& Y, R b, std::vector<R>& Z) {
+      gemm(context, comm, layout, Op::none, Op::none, m, n, k, a, X.data(), lda, Y.data(), ldb, b,
+           Z.data(), ldc);
+      received += context.last_call().received_bytes;
+    };
+    step(R(1), Ar, Br, R(0), re);
+    step(R(-1), Ai, Bi, R(1), re);
+    step(R(1), Ar, Bi, R(0), im);
+    step(R(1), Ai, Br, R(1), im);
+    for (std::size_t e = 0; e < C.size(); ++e) {
+      const Scalar p(re[e], im[e]);
+      C[e] = beta == Scalar(0) ? alpha * p : alpha * p + beta * C[e];
+    }
+  }
+  partition = context.last_call().rank_partition;
 }
 
 template <class Scalar>
@@ -385,10 +444,11 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
     // Operands already in the layout the distributed entry computes in: square blocks of one
     // size, first block on process (0, 0), sub-matrices from (1, 1), no transpose.
     const int nb = Cd[MB_];
-    const bool in_place = nota && notb && !rt->check && ai == 0 && aj == 0 && bi == 0 && bj == 0 &&
-                          ci == 0 && cj == 0 && Cd[NB_] == nb && Ad[MB_] == nb && Ad[NB_] == nb &&
-                          Bd[MB_] == nb && Bd[NB_] == nb && Ad[RSRC_] == 0 && Ad[CSRC_] == 0 &&
-                          Bd[RSRC_] == 0 && Bd[CSRC_] == 0 && Cd[RSRC_] == 0 && Cd[CSRC_] == 0;
+    const bool in_place = !is_complex<Scalar> && nota && notb && !rt->check && ai == 0 && aj == 0 &&
+                          bi == 0 && bj == 0 && ci == 0 && cj == 0 && Cd[NB_] == nb &&
+                          Ad[MB_] == nb && Ad[NB_] == nb && Bd[MB_] == nb && Bd[NB_] == nb &&
+                          Ad[RSRC_] == 0 && Ad[CSRC_] == 0 && Bd[RSRC_] == 0 && Bd[CSRC_] == 0 &&
+                          Cd[RSRC_] == 0 && Cd[CSRC_] == 0;
     const BlockCyclicLayout layout{g.rows, g.cols, in_place ? nb : std::max(Cd[MB_], Cd[NB_])};
     if (*alpha == Scalar(0) || k == 0) {
       // sub(C) <- beta sub(C) where it lies; beta = 0 writes zeros without reading C.
@@ -406,8 +466,9 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
           });
     } else if (in_place) {
       path = "in place";
-      cuboid::gemm(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, a, Ad[LLD_], b,
-                   Bd[LLD_], be, c, Cd[LLD_]);
+      if constexpr (!is_complex<Scalar>)
+        cuboid::gemm(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, a, Ad[LLD_], b,
+                     Bd[LLD_], be, c, Cd[LLD_]);
       received = rt->context->last_call().received_bytes;
       partition = rt->context->last_call().rank_partition;
     } else {
@@ -443,11 +504,9 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
             Map::same);
       std::vector<Scalar> C0;
       if (rt->check) C0 = Ct;
-      cuboid::gemm(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, At.data(),
-                   std::max<std::int64_t>(1, am), Bt.data(), std::max<std::int64_t>(1, bk), be,
-                   Ct.data(), std::max<std::int64_t>(1, cm));
-      received = rt->context->last_call().received_bytes;
-      partition = rt->context->last_call().rank_partition;
+      multiply<Scalar>(*rt->context, comm, layout, m, n, k, al, At, std::max<std::int64_t>(1, am),
+                       Bt, std::max<std::int64_t>(1, bk), be, Ct, std::max<std::int64_t>(1, cm),
+                       received, partition);
       if (rt->check) {
         std::string why;
         if (!check_product<Scalar>(comm, grid, m, n, k, t, al, At, Bt, be, C0, Ct, why)) {
@@ -508,5 +567,17 @@ void cuboid_pdgemm(CUBOID_PXGEMM_ARGS(double)) {
   cuboid::pxgemm::pxgemm<double>(CUBOID_PXGEMM_CALL);
 }
 void cuboid_psgemm(CUBOID_PXGEMM_ARGS(float)) { cuboid::pxgemm::pxgemm<float>(CUBOID_PXGEMM_CALL); }
+void pzgemm_(CUBOID_PXGEMM_ARGS(std::complex<double>)) {
+  cuboid::pxgemm::pxgemm<std::complex<double>>(CUBOID_PXGEMM_CALL);
+}
+void pcgemm_(CUBOID_PXGEMM_ARGS(std::complex<float>)) {
+  cuboid::pxgemm::pxgemm<std::complex<float>>(CUBOID_PXGEMM_CALL);
+}
+void cuboid_pzgemm(CUBOID_PXGEMM_ARGS(std::complex<double>)) {
+  cuboid::pxgemm::pxgemm<std::complex<double>>(CUBOID_PXGEMM_CALL);
+}
+void cuboid_pcgemm(CUBOID_PXGEMM_ARGS(std::complex<float>)) {
+  cuboid::pxgemm::pxgemm<std::complex<float>>(CUBOID_PXGEMM_CALL);
+}
 
 }  // extern "C"

@@ -10,12 +10,14 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 extern "C" {
@@ -34,6 +36,10 @@ void pdgemm_(CUBOID_PXGEMM_ARGS(double));
 void psgemm_(CUBOID_PXGEMM_ARGS(float));
 void cuboid_pdgemm(CUBOID_PXGEMM_ARGS(double));
 void cuboid_psgemm(CUBOID_PXGEMM_ARGS(float));
+void pzgemm_(CUBOID_PXGEMM_ARGS(std::complex<double>));
+void pcgemm_(CUBOID_PXGEMM_ARGS(std::complex<float>));
+void cuboid_pzgemm(CUBOID_PXGEMM_ARGS(std::complex<double>));
+void cuboid_pcgemm(CUBOID_PXGEMM_ARGS(std::complex<float>));
 }
 
 namespace {
@@ -60,9 +66,23 @@ Matrix make(std::mt19937& rng, int ctxt, int rows, int cols, int prows, int pcol
   return x;
 }
 
+// The local array in the case's precision; complex ones take their imaginary parts from the
+// reversed array, so that they are not all real.
 template <class T>
 std::vector<T> as(const std::vector<double>& v) {
-  return std::vector<T>(v.begin(), v.end());
+  std::vector<T> out(v.size());
+  for (std::size_t e = 0; e < v.size(); ++e) {
+    if constexpr (std::is_floating_point_v<T>)
+      out[e] = T(v[e]);
+    else
+      out[e] = T(typename T::value_type(v[e]), typename T::value_type(v[v.size() - 1 - e]));
+  }
+  return out;
+}
+
+template <class T>
+double magnitude_difference(const T& x, const T& y) {
+  return double(std::abs(x - y));
 }
 
 }  // namespace
@@ -86,7 +106,8 @@ int main(int argc, char** argv) {
         block(1, 9), off(1, 4), op(0, 2), coin(0, 3);
     const auto [gr, gc] = grids[std::size_t(grid_pick(global))];
     const bool col_major = coin(global) == 0;
-    const bool single = coin(global) < 2;
+    const int type = coin(global);  // s, d, c, z
+    const char type_name = "sdcz"[type];
     const int m = size(global), n = size(global), k = size(global);
     const char ops[3] = {'N', 'T', 'C'};
     const char ta = ops[op(global)], tb = ops[op(global)];
@@ -106,7 +127,7 @@ int main(int argc, char** argv) {
                    "case %d: %c%c m=%d n=%d k=%d grid %dx%d %s ia=%d,%d ib=%d,%d ic=%d,%d "
                    "blocks A %dx%d B %dx%d C %dx%d alpha=%g beta=%g %s\n",
                    t, ta, tb, m, n, k, gr, gc, col_major ? "col" : "row", ia, ja, ib, jb, ic, jc,
-                   amb, anb, bmb, bnb, cmb, cnb, alpha, beta, single ? "s" : "d");
+                   amb, anb, bmb, bnb, cmb, cnb, alpha, beta, std::string(1, type_name).c_str());
     if (myrow >= 0 && myrow < pr && mycol >= 0 && mycol < pc) {
       std::mt19937 local(seed + unsigned(t) * 104729u + unsigned(me) * 31u);
       // The same descriptors everywhere: draw their sources from the global stream.
@@ -139,40 +160,50 @@ int main(int argc, char** argv) {
       bool outside_ok = true;
       auto compare = [&](const auto& r, const auto& g, double eps) {
         for (std::size_t e = 0; e < r.size(); ++e) {
-          const double x = double(r[e]), y = double(g[e]);
-          if (std::isnan(x) && std::isnan(y)) continue;
-          if (std::isnan(x) != std::isnan(y)) {
+          const bool rn = std::isnan(std::abs(r[e])), gn = std::isnan(std::abs(g[e]));
+          if (rn && gn) continue;
+          if (rn != gn) {
             outside_ok = false;
             continue;
           }
-          worst = std::max(worst, std::abs(x - y) / (eps * double(k + 2)));
+          worst = std::max(worst, magnitude_difference(r[e], g[e]) / (eps * double(k + 2)));
         }
       };
-      if (single) {
-        auto As = as<float>(A.data), Bs = as<float>(B.data);
-        auto R = as<float>(ref), G = as<float>(got);
-        const float al = float(alpha), be = float(beta);
-        psgemm_(&ta, &tb, &m, &n, &k, &al, As.data(), &ia, &ja, A.desc, Bs.data(), &ib, &jb, B.desc,
-                &be, R.data(), &ic, &jc, C.desc);
-        cuboid_psgemm(&ta, &tb, &m, &n, &k, &al, As.data(), &ia, &ja, A.desc, Bs.data(), &ib, &jb,
-                      B.desc, &be, G.data(), &ic, &jc, C.desc);
-        compare(R, G, 4 * std::numeric_limits<float>::epsilon());
-      } else {
-        pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.data.data(), &ia, &ja, A.desc, B.data.data(), &ib,
-                &jb, B.desc, &beta, ref.data(), &ic, &jc, C.desc);
-        cuboid_pdgemm(&ta, &tb, &m, &n, &k, &alpha, A.data.data(), &ia, &ja, A.desc, B.data.data(),
-                      &ib, &jb, B.desc, &beta, got.data(), &ic, &jc, C.desc);
-        compare(ref, got, 4 * std::numeric_limits<double>::epsilon());
-      }
+      // ScaLAPACK's and cuboid's p?gemm on copies of the same arrays, in the case's precision.
+      auto both = [&](auto zero, auto scalapack, auto mine, double eps) {
+        using T = decltype(zero);
+        auto At = as<T>(A.data), Bt = as<T>(B.data), R = as<T>(ref), G = as<T>(got);
+        if (beta == 0.0)
+          for (std::size_t e = 0; e < R.size(); ++e) R[e] = G[e] = T(std::nan(""));
+        T al = T(alpha), be = T(beta);
+        if constexpr (!std::is_floating_point_v<T>)
+          if (alpha != 0.0) al = T(typename T::value_type(alpha), typename T::value_type(0.5));
+        scalapack(&ta, &tb, &m, &n, &k, &al, At.data(), &ia, &ja, A.desc, Bt.data(), &ib, &jb,
+                  B.desc, &be, R.data(), &ic, &jc, C.desc);
+        mine(&ta, &tb, &m, &n, &k, &al, At.data(), &ia, &ja, A.desc, Bt.data(), &ib, &jb, B.desc,
+             &be, G.data(), &ic, &jc, C.desc);
+        compare(R, G, eps);
+      };
+      const double fe = std::numeric_limits<float>::epsilon(),
+                   de = std::numeric_limits<double>::epsilon();
+      if (type == 0) both(0.0f, psgemm_, cuboid_psgemm, 4 * fe);
+      if (type == 1) both(0.0, pdgemm_, cuboid_pdgemm, 4 * de);
+      if (type == 2) both(std::complex<float>(0), pcgemm_, cuboid_pcgemm, 8 * fe);
+      if (type == 3) both(std::complex<double>(0), pzgemm_, cuboid_pzgemm, 8 * de);
       const int bad = worst > 1.0 || !outside_ok;
       if (bad)
         std::fprintf(stderr,
                      "case %d (rank %d): %s %c%c m=%d n=%d k=%d grid %dx%d %s ia=%d,%d ib=%d,%d "
                      "ic=%d,%d blocks A %dx%d B %dx%d C %dx%d alpha=%g beta=%g: worst %.3g of the "
                      "bound%s\n",
-                     t, me, single ? "psgemm" : "pdgemm", ta, tb, m, n, k, gr, gc,
-                     col_major ? "col-major" : "row-major", ia, ja, ib, jb, ic, jc, amb, anb, bmb,
-                     bnb, cmb, cnb, alpha, beta, worst, outside_ok ? "" : ", NaN differs");
+                     t, me,
+                     type == 0   ? "psgemm"
+                     : type == 1 ? "pdgemm"
+                     : type == 2 ? "pcgemm"
+                                 : "pzgemm",
+                     ta, tb, m, n, k, gr, gc, col_major ? "col-major" : "row-major", ia, ja, ib, jb,
+                     ic, jc, amb, anb, bmb, bnb, cmb, cnb, alpha, beta, worst,
+                     outside_ok ? "" : ", NaN differs");
       failures += bad;
       Cblacs_gridexit(ctxt);
     }
