@@ -158,10 +158,11 @@ double model_traffic_cost(const std::vector<partition::TileZone>& zones, const T
 }
 
 double model_time(const std::vector<RankTraffic>& t, const std::vector<double>& speeds,
-                  double bandwidth_gbs, std::size_t elem) {
+                  double bandwidth_gbs, std::size_t elem, double latency_s) {
   double worst = 0;
   for (std::size_t r = 0; r < t.size(); ++r) {
     double s = t[r].received() * double(elem) / (bandwidth_gbs * 1e9);
+    if (t[r].received() > 0) s += latency_s;
     if (t[r].flops > 0)
       s += speeds[r] > 0 ? t[r].flops / (speeds[r] * 1e9) : std::numeric_limits<double>::infinity();
     worst = std::max(worst, s);

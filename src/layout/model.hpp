@@ -48,10 +48,11 @@ double model_traffic_cost(const std::vector<partition::TileZone>& zones, const T
                           const Distribution& dist);
 
 // The model's time: rank r computes its flops at speeds[r] GFLOP/s, then receives its bytes at
-// `bandwidth_gbs` (no overlap assumed: an upper estimate); the slowest rank sets the time. A
+// `bandwidth_gbs` (no overlap assumed: an upper estimate), plus `latency_s` when it receives
+// anything; the slowest rank sets the time. A
 // rank with work and speed 0 makes it infinite.
 double model_time(const std::vector<RankTraffic>& t, const std::vector<double>& speeds,
-                  double bandwidth_gbs, std::size_t elem);
+                  double bandwidth_gbs, std::size_t elem, double latency_s = 0);
 
 // COSMA's per-rank bound (003 eq. 33) for p ranks with S elements of memory each, in the form
 // Q >= 2mnk/(p a) + a^2 with a = min(sqrt(S), (mnk/p)^(1/3)). Eq. 33 writes it as the min of

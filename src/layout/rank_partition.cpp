@@ -302,7 +302,7 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   for (auto& c : cands) {
     // Structured candidates that leave a working rank idle (or feed an idle one) are skipped;
     // a fixed algorithm is always taken.
-    if (req.automatic && !usable(c, req.speeds)) continue;
+    if (req.automatic && !req.allow_idle && !usable(c, req.speeds)) continue;
     Distribution d =
         req.aligned ? aligned_distribution(c.zones, c.order, req.m, req.n, req.k, req.tile) : bc;
     // Modelling each candidate's traffic is the costly part of choosing among many ranks:
@@ -320,7 +320,7 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
     }
     modelled_s += seconds;
     auto traffic = model_traffic(c.zones, c.order, d);
-    const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem);
+    const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem, req.latency_s);
     const auto sum = summarize(traffic, req.m, req.n, req.k);
     best.candidates.push_back({c.name, s, sum.received_max, sum.moved_max});
     // Ties (equal time) go to fewer bytes, then to the earlier candidate.

@@ -41,6 +41,11 @@ struct RankPartitionRequest {
   partition::Discretization discretization = partition::Discretization::rounded;
   double bandwidth_gbs = 10;  // the time model's receive bandwidth per rank
   std::size_t elem = 8;       // bytes per element
+  // Small products: candidates may leave working ranks idle (where the data already lies), and
+  // each rank that receives pays `latency_s` once, so that the model can see when moving data
+  // costs more than computing it where it is.
+  bool allow_idle = false;
+  double latency_s = 0;
 };
 
 struct RankCandidate {

@@ -303,6 +303,9 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   s.alpha = double(alpha), s.beta = double(beta);
   s.automatic = true;
   s.aligned = false;
+  // A call may be small: the partition may then keep the work where the data lies, each rank
+  // that receives paying a message's latency (tens of microseconds between processes).
+  s.allow_idle = true, s.latency_s = 2e-5;
   s.grid = {L.rows, L.cols};
   s.block = layout.block;
   s.repetitions = 1, s.warmup = 0, s.validate = false;

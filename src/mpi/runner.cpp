@@ -187,6 +187,7 @@ class RankRun {
     req.automatic = s_.automatic, req.algorithm = s_.algorithm;
     req.discretization = s_.discretization, req.bandwidth_gbs = s_.bandwidth_gbs;
     req.elem = sizeof(Scalar);
+    req.allow_idle = s_.allow_idle, req.latency_s = s_.latency_s;
     return req;
   }
 
@@ -244,8 +245,8 @@ class RankRun {
                                                          s_.n, s_.k, s_.tile)
                                   : block_cyclic_distribution(s_.m, s_.n, s_.k, req.block, grid_);
       rank_part.traffic = model_traffic(rank_part.zones, rank_part.order, rank_part.dist);
-      rank_part.predicted_s =
-          model_time(rank_part.traffic, out_.rank_speeds, s_.bandwidth_gbs, sizeof(Scalar));
+      rank_part.predicted_s = model_time(rank_part.traffic, out_.rank_speeds, s_.bandwidth_gbs,
+                                         sizeof(Scalar), s_.latency_s);
     }
   }
 

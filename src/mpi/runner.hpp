@@ -44,6 +44,8 @@ struct DistSettings {
   std::vector<double> rank_speeds;  // speed factor per rank; empty: 1 each
   double bandwidth_gbs = 10;        // the model's receive bandwidth per rank
   int slabs_per_box = 4;            // pieces per box along k when inputs travel
+  bool allow_idle = false;          // RankPartitionRequest::allow_idle
+  double latency_s = 0;             // RankPartitionRequest::latency_s
   // The repetitions and the check.
   int repetitions = 3, warmup = 1;
   bool validate = true;

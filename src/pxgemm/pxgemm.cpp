@@ -532,6 +532,7 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
     double mine[3] = {received, moved, seconds}, most[3] = {0, 0, 0};
     MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
     std::ostringstream line;
+    line.precision(17);
     std::string procs;
     for (const auto& p : rt->context->processor_names())
       procs += (procs.empty() ? "\"" : ",\"") + p + "\"";

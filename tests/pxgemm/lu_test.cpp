@@ -20,8 +20,8 @@ void Cblacs_gridexit(int ctxt);
 int numroc_(const int* n, const int* nb, const int* p, const int* src, const int* procs);
 void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb,
                const int* irsrc, const int* icsrc, const int* ictxt, const int* lld, int* info);
-void pdgetrf_(const int* m, const int* n, double* a, const int* ia, const int* ja,
-              const int* desca, int* ipiv, int* info);
+void pdgetrf_(const int* m, const int* n, double* a, const int* ia, const int* ja, const int* desca,
+              int* ipiv, int* info);
 void pdgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* ia,
               const int* ja, const int* desca, const int* ipiv, double* b, const int* ib,
               const int* jb, const int* descb, int* info);
@@ -83,8 +83,9 @@ int main(int argc, char** argv) {
   // Generous against a well-conditioned matrix (diagonally weighted): 1e-8.
   const bool ok = err < 1e-8;
   if (me == 0)
-    std::printf("pdgetrf_ + pdgetrs_ on %dx%d (blocks of %d, %dx%d grid): max |x - x_true| = %.3g: %s\n",
-                n, n, nb, pr, pc, err, ok ? "correct" : "WRONG");
+    std::printf(
+        "pdgetrf_ + pdgetrs_ on %dx%d (blocks of %d, %dx%d grid): max |x - x_true| = %.3g: %s\n", n,
+        n, nb, pr, pc, err, ok ? "correct" : "WRONG");
   Cblacs_gridexit(ctxt);
   MPI_Finalize();
   return ok ? 0 : 1;
