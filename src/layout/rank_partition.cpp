@@ -323,9 +323,11 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
     const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem, req.latency_s);
     const auto sum = summarize(traffic, req.m, req.n, req.k);
     best.candidates.push_back({c.name, s, sum.received_max, sum.moved_max});
-    // Ties (equal time) go to fewer bytes, then to the earlier candidate.
-    const bool better = s < best.predicted_s * (1 - 1e-9) ||
-                        (s <= best.predicted_s * (1 + 1e-9) && sum.received_max < best_received);
+    // The model's time is an estimate, and measured speeds of alike ranks differ by a few
+    // percent: within kTimeBand of the best, fewer bytes win (then the earlier candidate).
+    const bool better =
+        s < best.predicted_s * (1 - kTimeBand) ||
+        (s <= best.predicted_s * (1 + kTimeBand) && sum.received_max < best_received);
     if (better) {
       best.name = c.name;
       best.order = c.order;

@@ -28,6 +28,7 @@ namespace cuboid::dist {
 
 // What choose_rank_partition says when every candidate leaves a working rank without work (too
 // few tiles for the ranks): a caller may retry with smaller tiles.
+inline constexpr double kTimeBand = 0.05;
 inline constexpr const char* kNoCandidateFits = "no candidate partition fits these ranks";
 
 struct RankPartitionRequest {

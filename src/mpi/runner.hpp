@@ -104,7 +104,7 @@ class DistributedProduct {
   ~DistributedProduct();
   DistributedProduct(const DistributedProduct&) = delete;
   DistributedProduct& operator=(const DistributedProduct&) = delete;
-  // The slowest rank's time.
+  // This rank's time (no collective beyond the product's own traffic).
   double multiply(const CallerMatrices<Scalar>& m, Scalar alpha, Scalar beta);
   const RankPartition& partition() const;
   double received_bytes() const;  // this rank's in the last multiply, as MPI delivered them

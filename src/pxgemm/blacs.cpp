@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -35,6 +36,16 @@ std::mutex& cache_mutex() {
   static std::mutex m;
   return m;
 }
+struct Seen {
+  MPI_Comm system = MPI_COMM_NULL;
+  std::vector<int> numbers;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+std::map<int, Seen>& last_seen() {
+  static std::map<int, Seen> s;
+  return s;
+}
+
 // Grid communicators by their members (world ranks, row-major in the grid).
 std::vector<std::pair<std::vector<int>, MPI_Comm>>& cache() {
   static std::vector<std::pair<std::vector<int>, MPI_Comm>> c;
@@ -65,6 +76,14 @@ MPI_Comm grid_communicator(int ctxt, const GridInfo& g) {
   std::vector<int> numbers;
   for (int r = 0; r < g.rows; ++r)
     for (int c = 0; c < g.cols; ++c) numbers.push_back(pnum(ctxt, r, c));
+  // The last grid seen under this handle, from the same system communicator with the same
+  // process numbers, is the same grid: no group arithmetic on a repeated call.
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  {
+    const auto it = last_seen().find(ctxt);
+    if (it != last_seen().end() && it->second.system == system && it->second.numbers == numbers)
+      return it->second.comm;
+  }
   std::vector<int> members(numbers.size(), MPI_UNDEFINED);
   MPI_Group sys_group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
   MPI_Comm_group(system, &sys_group);
@@ -78,10 +97,10 @@ MPI_Comm grid_communicator(int ctxt, const GridInfo& g) {
       throw Error("p?gemm_: the processes of BLACS context " + std::to_string(ctxt) +
                   " are not all in MPI_COMM_WORLD");
     }
-  std::lock_guard<std::mutex> lock(cache_mutex());
   for (const auto& [key, comm] : cache())
     if (key == members) {
       MPI_Group_free(&world_group);
+      last_seen()[ctxt] = Seen{system, numbers, comm};
       return comm;
     }
   MPI_Group grid = MPI_GROUP_NULL;
@@ -100,6 +119,7 @@ MPI_Comm grid_communicator(int ctxt, const GridInfo& g) {
                 std::to_string(me));
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   cache().push_back({members, comm});
+  last_seen()[ctxt] = Seen{system, numbers, comm};
   return comm;
 }
 
@@ -120,6 +140,7 @@ void free_grid_communicators() {
   for (auto& [members, comm] : cache())
     if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   cache().clear();
+  last_seen().clear();
 }
 
 }  // namespace cuboid::pxgemm
