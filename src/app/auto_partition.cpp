@@ -36,6 +36,11 @@ AutoChoice choose_partition(const deck::Deck& d, const std::vector<platform::Pro
         m.link_gbs = std::numeric_limits<double>::infinity();
         how = "unlimited";
         break;
+      case ProcessorKind::emulated:
+        m.link_gbs =
+            specs[p].link_gbs > 0 ? specs[p].link_gbs : std::numeric_limits<double>::infinity();
+        how = specs[p].link_gbs > 0 ? fmt::format("{:g} GB/s", specs[p].link_gbs) : "unlimited";
+        break;
       case ProcessorKind::device:
         m.link_gbs = kDeviceLinkGBs;
         how = fmt::format("{:g} GB/s (assumed PCIe)", kDeviceLinkGBs);

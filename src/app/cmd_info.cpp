@@ -19,7 +19,8 @@ void add_info_command(CLI::App& app) {
     std::cout << platform::describe_build();
     std::cout << "Processors by default:";
     for (const auto& n : platform::default_processor_names()) std::cout << " " << n;
-    std::cout << " (add \"staged\" for a host-backed processor with its own memory)\n";
+    std::cout << " (add \"staged\" for a host-backed processor with its own memory, "
+                 "\"emulated\" for the device pipeline on an emulated device)\n";
     std::cout << "Speed cache: " << platform::default_speed_cache_path() << "\n";
   });
 }

@@ -18,6 +18,8 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
     if (p.kind == platform::ProcessorKind::staged) {
       p.link_gbs = d.platform.staged_link_gbs;
       p.copy_jitter_us = d.platform.staged_copy_jitter_us;
+    } else if (p.kind == platform::ProcessorKind::emulated) {
+      p.link_gbs = d.platform.emulated_link_gbs;
     }
   if (!d.platform.slowdown.empty()) {
     if (d.platform.slowdown.size() != specs.size())
@@ -31,7 +33,7 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
       p.slowdown_after_s = d.platform.slowdown_after_s;
       if (p.kind == platform::ProcessorKind::device && p.slowdown != 1)
         throw Error(d.at("platform.slowdown") + ": " + p.name +
-                    " cannot be slowed (only host and staged processors can): give it 1");
+                    " cannot be slowed (only host, staged and emulated processors can): give it 1");
     }
   }
   if (!d.platform.measure_speeds && d.platform.speeds.size() != specs.size())

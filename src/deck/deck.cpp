@@ -243,6 +243,14 @@ const std::map<std::string, Setter>& keys() {
                  describe(n));
       d.platform.staged_link_gbs = v;
     };
+    t["platform.emulated_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      double v = get_number(n, at, k);
+      if (!(v > 0))
+        fail(at, k,
+             "must be positive (GB/s of the link an emulated device copies over), got " +
+                 describe(n));
+      d.platform.emulated_link_gbs = v;
+    };
     t["platform.staged_copy_jitter_us"] = [](Deck& d, auto& n, auto& at, auto& k) {
       double v = get_number(n, at, k);
       if (v < 0 || v > 1e6)

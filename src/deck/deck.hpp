@@ -36,6 +36,7 @@ struct Platform {
   bool speed_model_flops_only = false;
   double staged_link_gbs = 0;        // 0: staged copies run at memcpy speed
   double staged_copy_jitter_us = 0;  // test mode: random delays before staged copies
+  double emulated_link_gbs = 0;      // 0: emulated device copies run at memcpy speed
   // Test and benchmark mode: per processor, a factor by which its GEMMs are slowed from
   // slowdown_after_s into each run (empty: none).
   std::vector<double> slowdown;

@@ -4,7 +4,7 @@
 // Queues: three in-order instances (copies in, GEMMs, copies out), events that order work
 // between them without the host, and the times the device clock saw.
 //
-// Queues interface (both backends):
+// Queues interface (every backend):
 //   Event record(Lane)                 marks the current end of a lane
 //   void wait(Lane, const Event&)      later work on the lane starts after the event
 //   void sync(const Event&)            the host waits for the event
@@ -13,6 +13,7 @@
 //   void gemm(team, alpha, A, B, beta, C)  on the compute lane, asynchronous
 //   void begin_run(); void finish();   finish waits for every lane
 //   chunk_bytes (Backend)              size of the input staging chunks
+//   staging_in_own_memory (Backend)    whether staging counts against the memory budget
 //   LaneTimes times()                  after finish(): copy, GEMM and stall seconds of the run
 #include <Kokkos_Core.hpp>
 
@@ -28,11 +29,11 @@
 #include <thread>
 #include <vector>
 
+#include "exec/device_runtime.hpp"
+#include "exec/emulated_runtime.hpp"
 #include "exec/work_queue.hpp"
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
-#include "platform/device_backend.hpp"
-#include "platform/device_calls.hpp"
 #include "platform/processor.hpp"
 
 namespace cuboid::exec {
@@ -58,6 +59,7 @@ struct StagedHostBackend {
   using memory_space = Kokkos::HostSpace;
   using staging_space = Kokkos::HostSpace;
   static constexpr std::int64_t chunk_bytes = std::int64_t(1) << 20;  // input staging chunks
+  static constexpr bool staging_in_own_memory = true;  // counts against its memory budget
 
   class Queues {
    public:
@@ -181,65 +183,62 @@ struct StagedHostBackend {
   };
 };
 
-#if CUBOID_DEVICE_BACKEND
-// A GPU (CUDA or HIP, whichever Kokkos backend this build has): buffers in device memory,
-// staging in pinned host memory (so that copies are asynchronous DMA), three instances on
-// streams of their own, device events between them.
-struct DeviceBackend {
-  using exec_space = platform::DeviceExecSpace;
-  using memory_space = platform::DeviceMemorySpace;
-  using staging_space = platform::DevicePinnedSpace;
+// A GPU, or its emulation on the host: the one pipeline backend over a device runtime
+// (VendorRuntime: CUDA or HIP, whichever Kokkos backend this build has; EmulatedRuntime: host
+// threads and memory). Buffers in device memory, staging in pinned host memory (so that copies
+// are asynchronous DMA), three streams, device events between them; host callbacks wait for
+// poll(), copy and GEMM times come from the events.
+template <class Runtime>
+struct DeviceBackendOn {
+  using exec_space = typename Runtime::exec_space;
+  using memory_space = typename Runtime::memory_space;
+  using staging_space = typename Runtime::staging_space;
   // Input staging chunks: large enough for PCIe's peak and few events (two per copy, for its
   // time, kept until the end of the run), small enough that packing overlaps the transfer.
   static constexpr std::int64_t chunk_bytes = std::int64_t(8) << 20;
+  // Staging is pinned host memory, outside the device's budget (emulated too, as on a GPU).
+  static constexpr bool staging_in_own_memory = false;
 
   class Queues {
    public:
-    using Event = platform::DeviceEvent;
+    using Event = typename Runtime::Event;
     explicit Queues(const platform::ProcessorSpec& spec) {
-      // Kokkos drives one device per process: cuda:N (hip:N) must be that device.
-      platform::require_active_device(spec.index, "platform.processors");
-      auto v = platform::make_device_instances(3);
+      auto v = Runtime::make_instances(3, spec);
       inst_ = {v[0], v[1], v[2]};
     }
     ~Queues() {
-      for (auto e : pool_) platform::destroy_event(e);
+      for (auto e : pool_) Runtime::destroy_event(e);
     }
     Queues(const Queues&) = delete;
     Queues& operator=(const Queues&) = delete;
-    exec_space compute_space() const { return inst_[lane_compute]; }
+    exec_space compute_space() const { return Runtime::space(inst_[lane_compute]); }
 
     Event record(Lane l) {
       Event e = next_event();
-      platform::record_event(e, inst_[l]);
+      Runtime::record_event(e, inst_[l]);
       return e;
     }
     void wait(Lane l, const Event& e) {
-      if (e) platform::wait_event(inst_[l], e);
+      if (e) Runtime::wait_event(inst_[l], e);
     }
     static void sync(const Event& e) {
-      if (e) platform::sync_event(e);
+      if (e) Runtime::sync_event(e);
     }
     void upload(Lane l, void* dst, const void* src, std::size_t bytes) {
       const Event a = record(l);
-      platform::deep_copy(
-          inst_[l], Bytes<memory_space>(static_cast<unsigned char*>(dst), bytes),
-          Bytes<staging_space>(static_cast<unsigned char*>(const_cast<void*>(src)), bytes));
+      Runtime::upload(inst_[l], dst, src, bytes);
       copies_.push_back({a, record(l)});
     }
     void download(Lane l, void* dst, const void* src, std::size_t bytes) {
       const Event a = record(l);
-      platform::deep_copy(
-          inst_[l], Bytes<staging_space>(static_cast<unsigned char*>(dst), bytes),
-          Bytes<memory_space>(static_cast<unsigned char*>(const_cast<void*>(src)), bytes));
+      Runtime::download(inst_[l], dst, src, bytes);
       copies_.push_back({a, record(l)});
     }
-    // `team` (how the step's owner cuts its GEMMs on the host) does not apply to cuBLAS.
     template <class A, class B, class C>
-    void gemm(int /*team*/, typename C::const_value_type alpha, const A& a, const B& b,
+    void gemm(int team, typename C::const_value_type alpha, const A& a, const B& b,
               typename C::const_value_type beta, const C& c) {
       const Event s = record(lane_compute);
-      platform::gemm(inst_[lane_compute], alpha, a, b, beta, c);
+      Runtime::gemm(inst_[lane_compute], team, alpha, a, b, beta, c);
       gemms_.push_back({s, record(lane_compute)});
     }
     // Runs `f` on the host once `e`, just recorded on lane `l`, has completed: at the first
@@ -249,7 +248,7 @@ struct DeviceBackend {
       then_.emplace_back(e, std::move(f));
     }
     void poll() {
-      while (!then_.empty() && platform::event_done(then_.front().first)) {
+      while (!then_.empty() && Runtime::event_done(then_.front().first)) {
         then_.front().second();
         then_.pop_front();
       }
@@ -260,30 +259,28 @@ struct DeviceBackend {
       start_ = record(lane_compute);
     }
     void finish() {
-      for (auto& i : inst_) i.fence();
+      for (auto& i : inst_) Runtime::fence(i);
       poll();
     }
     LaneTimes times() const {
       LaneTimes t;
-      for (const auto& [a, b] : copies_) t.copy_s += platform::elapsed_seconds(a, b);
+      for (const auto& [a, b] : copies_) t.copy_s += Runtime::elapsed_seconds(a, b);
       Event last = start_;
       for (const auto& [a, b] : gemms_) {
-        t.stall_s += platform::elapsed_seconds(last, a);
-        t.busy_s += platform::elapsed_seconds(a, b);
+        t.stall_s += Runtime::elapsed_seconds(last, a);
+        t.busy_s += Runtime::elapsed_seconds(a, b);
         last = b;
       }
       return t;
     }
 
    private:
-    template <class Space>
-    using Bytes = Kokkos::View<unsigned char*, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     // Events are reused run after run (begin_run follows a finish, so all have completed).
     Event next_event() {
-      if (used_ == pool_.size()) pool_.push_back(platform::create_event(inst_[lane_compute]));
+      if (used_ == pool_.size()) pool_.push_back(Runtime::create_event(inst_[lane_compute]));
       return pool_[used_++];
     }
-    std::array<exec_space, 3> inst_;
+    std::array<typename Runtime::Instance, 3> inst_;
     std::vector<Event> pool_;
     std::size_t used_ = 0;
     std::vector<std::pair<Event, Event>> copies_, gemms_;
@@ -291,6 +288,11 @@ struct DeviceBackend {
     Event start_ = nullptr;
   };
 };
+
+// The emulated processor (emulated:N): the device pipeline on the host.
+using EmulatedBackend = DeviceBackendOn<EmulatedRuntime>;
+#if CUBOID_DEVICE_BACKEND
+using DeviceBackend = DeviceBackendOn<VendorRuntime>;
 #endif
 
 }  // namespace cuboid::exec

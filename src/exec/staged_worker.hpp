@@ -55,7 +55,7 @@ class StagedWorker final : public Worker<Scalar> {
   // What its buffers cost against its memory budget (see make_plan): the C staging and the
   // input ring count too when they live in the same memory as the buffers.
   static BufferCost buffer_cost(std::size_t element_bytes) {
-    constexpr bool shared = std::is_same_v<staging_space, mem_space>;
+    constexpr bool shared = Backend::staging_in_own_memory;
     BufferCost c;
     c.c_blocks = shared ? 4 : 2;
     c.fixed = shared ? kRing * kChunkBytes / std::int64_t(element_bytes) : 0;

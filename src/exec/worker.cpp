@@ -48,6 +48,8 @@ std::unique_ptr<Worker<Scalar>> make_worker(const platform::ProcessorSpec& spec)
 #else
       break;
 #endif
+    case platform::ProcessorKind::emulated:
+      return std::make_unique<StagedWorker<Scalar, EmulatedBackend>>(spec);
   }
   throw std::logic_error("no worker for processor " + spec.name + " in this build");
 }
@@ -64,6 +66,8 @@ BufferCost buffer_cost(const platform::ProcessorSpec& spec, std::size_t element_
 #else
       break;
 #endif
+    case platform::ProcessorKind::emulated:
+      return StagedWorker<double, EmulatedBackend>::buffer_cost(element_bytes);
   }
   return BufferCost{};
 }

@@ -252,6 +252,9 @@ HostBuffers LocalMultiply<Scalar>::host_buffers(const std::vector<LocalPlan>& pl
       out.copying_bytes += double(buffer_need(plans, q, cost)) * elem;
       continue;
     }
+    // An emulated device's memory is host memory too.
+    if (kind == platform::ProcessorKind::emulated)
+      out.copying_bytes += double(buffer_need(plans, q, cost)) * elem;
     // A device's host staging: two of each of its largest panels and blocks.
     const exec::ProcessorPlan all = widest_needs(plans, q);
     out.copying_bytes += 2.0 * (double(all.max_a) + double(all.max_b) + double(all.max_c)) * elem;

@@ -24,6 +24,8 @@ std::string to_string(ProcessorKind k) {
       return "staged";
     case ProcessorKind::device:
       return "device";
+    case ProcessorKind::emulated:
+      return "emulated";
   }
   return "?";
 }
@@ -86,6 +88,18 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
       p.memory_space = "HostSpace (own buffers)";
       p.memory_bytes = host_memory_available();
       ++host_side;
+    } else if (parse_indexed(name, "emulated", index)) {
+      // Its GEMMs run on host cores: it takes a share of them like a host-side processor.
+      p.kind = ProcessorKind::emulated;
+      p.index = index;
+#if defined(KOKKOS_ENABLE_SERIAL)
+      p.space = Kokkos::Serial::name();
+#else
+      p.space = Kokkos::DefaultHostExecutionSpace::name();
+#endif
+      p.memory_space = "HostSpace (emulated device memory)";
+      p.memory_bytes = host_memory_available();
+      ++host_side;
     } else if (parse_indexed(name, "cuda", index) || parse_indexed(name, "hip", index)) {
       const std::string kind = name.substr(0, name.find(':'));
       if (device_processor_prefix() != kind)
@@ -93,7 +107,7 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
             where + ": processor \"" + name + "\" is not available: this build has no " +
             (kind == "cuda" ? "CUDA backend (build it with scripts/build-cuda)"
                             : "HIP backend (build it with scripts/build-hip)") +
-            "; available here: host, staged" +
+            "; available here: host, staged, emulated" +
             (device_processor_prefix().empty() ? "" : ", " + device_processor_prefix() + ":N"));
       const int count = device_count();
       if (index >= count)
@@ -107,9 +121,9 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
       p.memory_space = device_backend_name() + "Space";
       p.memory_bytes = info.free_bytes;
     } else {
-      throw Error(
-          where + ": unknown processor \"" + clip(name) +
-          "\": processors are \"host\", \"staged\" (or \"staged:N\"), \"cuda:N\" and \"hip:N\"");
+      throw Error(where + ": unknown processor \"" + clip(name) +
+                  "\": processors are \"host\", \"staged\" (or \"staged:N\"), \"emulated:N\", "
+                  "\"cuda:N\" and \"hip:N\"");
     }
     // "staged" is "staged:0" and "staged:0001" is "staged:1": one processor, named twice.
     for (const auto& q : out)

@@ -1,29 +1,35 @@
 #pragma once
 // A processor is a memory node with its execution resources: the host with its cores, a
-// host-backed "staged" processor that copies in and out like a device, or one GPU.
+// host-backed "staged" processor that copies in and out like a device, one GPU, or an
+// "emulated" GPU (the GPU's own pipeline and backend over a device runtime made of host
+// threads and memory).
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace cuboid::platform {
 
-enum class ProcessorKind { host, staged, device };
+enum class ProcessorKind { host, staged, device, emulated };
 
 struct ProcessorSpec {
-  std::string name;  // "host", "staged", "staged:1", "cuda:0"
+  std::string name;  // "host", "staged", "staged:1", "cuda:0", "emulated:0"
   ProcessorKind kind = ProcessorKind::host;
-  int index = 0;      // staged:N or cuda:N
-  int threads = 0;    // host threads for its BLAS (host and staged); 0 for devices
+  int index = 0;      // staged:N, cuda:N or emulated:N
+  int threads = 0;    // host threads for its BLAS (host, staged, emulated); 0 for devices
   std::string space;  // the Kokkos execution space it runs on
   std::string memory_space;
   std::uint64_t memory_bytes = 0;  // what its own memory holds (host: available RAM)
   // Staged processors only (platform.staged_link_gbs, platform.staged_copy_jitter_us): each
   // copy takes at least bytes / link_gbs (0: as fast as memcpy), and one copy in four starts
   // after a random delay of up to copy_jitter_us (a test mode that shakes out missing waits).
+  // Emulated processors take link_gbs from platform.emulated_link_gbs.
   double link_gbs = 0;
   double copy_jitter_us = 0;
-  // Host and staged processors (platform.slowdown, platform.slowdown_after_s): from this many
-  // seconds into each run, every GEMM is followed by a sleep that makes it `slowdown` times
+  // Emulated processors only: each queued operation runs as late as its waits allow (a test
+  // mode in which a missing wait shows deterministically; also CUBOID_EMULATED_LAZY=1).
+  bool lazy_queues = false;
+  // Host, staged and emulated processors (platform.slowdown, platform.slowdown_after_s): from this
+  // many seconds into each run, every GEMM is followed by a sleep that makes it `slowdown` times
   // slower -- a processor slowed during the run, as by another job (a test and benchmark knob).
   double slowdown = 1;
   double slowdown_after_s = 0;

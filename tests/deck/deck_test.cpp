@@ -56,6 +56,7 @@ memory_budget_mib = 1.5
 staged_link_gbs = 4
 speed_model = "flops"
 staged_copy_jitter_us = 250
+emulated_link_gbs = 12.5
 slowdown = [1, 2.5]
 slowdown_after_s = 0.25
 [partition]
@@ -79,6 +80,7 @@ task_tiles = 3
   EXPECT_DOUBLE_EQ(d.platform.staged_link_gbs, 4.0);
   EXPECT_TRUE(d.platform.speed_model_flops_only);
   EXPECT_DOUBLE_EQ(d.platform.staged_copy_jitter_us, 250.0);
+  EXPECT_DOUBLE_EQ(d.platform.emulated_link_gbs, 12.5);
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::grid);
   EXPECT_FALSE(d.run.validate);
   EXPECT_EQ(d.run.schedule, cuboid::deck::Schedule::cheapest);
@@ -219,6 +221,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "[platform]\nstaged_link_gbs = 0\n",
                 {},
                 "platform.staged_link_gbs: must be positive"},
+        BadDeck{"emulated_link_negative",
+                "[platform]\nemulated_link_gbs = -2\n",
+                {},
+                "platform.emulated_link_gbs: must be positive"},
         BadDeck{"jitter_negative",
                 "[platform]\nstaged_copy_jitter_us = -1\n",
                 {},

@@ -2,20 +2,52 @@
 // discretisation, one to three processors with separate memories, odd sizes, alpha/beta cases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <vector>
 
+#include "exec/backends.hpp"
 #include "exec/calibrate.hpp"
 #include "exec/engine.hpp"
 #include "exec/validate.hpp"
 #include "partition/strategy.hpp"
+#include "util/error.hpp"
 
 using namespace cuboid;
 
 namespace {
+
+// The processors with memory of their own run the same tests: "staged" (the staged backend)
+// and "emulated" (the device backend over the emulated device runtime). Test cases name
+// "staged" and "staged:N"; a parameterized test runs them with its parameter's kind instead.
+std::string g_copying = "staged";
+
+class OnCopying : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override { g_copying = GetParam(); }
+  void TearDown() override { g_copying = "staged"; }
+};
+
+std::vector<platform::ProcessorSpec> resolve(std::vector<std::string> names) {
+  for (auto& name : names)
+    if (name.rfind("staged", 0) == 0) name = g_copying + name.substr(6);
+  return platform::resolve_processors(names, "test");
+}
+
+bool copies(platform::ProcessorKind kind) {
+  return kind == platform::ProcessorKind::staged || kind == platform::ProcessorKind::emulated;
+}
+
+// The test mode that shakes out missing waits: random copy delays on a staged processor, lazy
+// queues (every operation as late as its waits allow) on an emulated one.
+void shake(platform::ProcessorSpec& s, double jitter_us) {
+  if (s.kind == platform::ProcessorKind::staged) s.copy_jitter_us = jitter_us;
+  if (s.kind == platform::ProcessorKind::emulated) s.lazy_queues = jitter_us > 0;
+}
 
 struct Case {
   std::int64_t m, n, k, tile;
@@ -42,7 +74,7 @@ exec::HostMatrix<Scalar> naive(const exec::HostMatrix<Scalar>& A, const exec::Ho
 template <class Scalar>
 double run_case(const Case& c, const std::vector<std::string>& names, partition::Algorithm a,
                 partition::Discretization d, const std::vector<double>& speeds) {
-  auto specs = platform::resolve_processors(names, "test");
+  auto specs = resolve(names);
   std::vector<std::unique_ptr<exec::Worker<Scalar>>> workers;
   for (const auto& s : specs) workers.push_back(exec::make_worker<Scalar>(s));
   const partition::TileExtent t{(c.m + c.tile - 1) / c.tile, (c.n + c.tile - 1) / c.tile,
@@ -85,7 +117,7 @@ const std::vector<std::vector<std::string>> kProcessorSets = {
 
 }  // namespace
 
-TEST(Engine, EveryAlgorithmDiscretizationAndProcessorCount) {
+TEST_P(OnCopying, EveryAlgorithmDiscretizationAndProcessorCount) {
   const Case c{31, 32, 33, 8, 1.0, 0.5};
   for (auto name : partition::algorithm_names()) {
     for (auto d : {partition::Discretization::rounded, partition::Discretization::precise}) {
@@ -100,7 +132,7 @@ TEST(Engine, EveryAlgorithmDiscretizationAndProcessorCount) {
   }
 }
 
-TEST(Engine, AlphaBetaCases) {
+TEST_P(OnCopying, AlphaBetaCases) {
   const std::vector<std::pair<double, double>> ab = {{1, 0}, {2, -1}, {-0.5, 1}, {0.25, 3}};
   for (auto [alpha, beta] : ab) {
     SCOPED_TRACE("alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
@@ -111,7 +143,7 @@ TEST(Engine, AlphaBetaCases) {
   }
 }
 
-TEST(Engine, BetaZeroClearsNaN) {
+TEST_P(OnCopying, BetaZeroClearsNaN) {
   for (auto a :
        {partition::Algorithm::nrrp3d, partition::Algorithm::grid, partition::Algorithm::column}) {
     const Case c{33, 35, 40, 8, 1.5, 0.0, true};
@@ -122,7 +154,7 @@ TEST(Engine, BetaZeroClearsNaN) {
   }
 }
 
-TEST(Engine, InnerDimensionSmallerThanOneTile) {
+TEST_P(OnCopying, InnerDimensionSmallerThanOneTile) {
   const Case c{20, 17, 5, 8, 1.0, 1.0};
   EXPECT_LT(run_case<double>(c, {"host", "staged"}, partition::Algorithm::slab,
                              partition::Discretization::rounded, {1, 1}),
@@ -133,7 +165,7 @@ TEST(Engine, InnerDimensionSmallerThanOneTile) {
             1e-13);
 }
 
-TEST(Engine, StreamsPiecesLargerThanTheBudget) {
+TEST_P(OnCopying, StreamsPiecesLargerThanTheBudget) {
   // 4000 elements of buffers: every staged piece is cut into several sub-blocks and panels.
   const Case c{64, 48, 120, 8, 1.0, 2.0, false, 4000};
   EXPECT_LT(run_case<double>(c, {"staged", "host"}, partition::Algorithm::nrrp3d,
@@ -141,17 +173,17 @@ TEST(Engine, StreamsPiecesLargerThanTheBudget) {
             1e-12);
 }
 
-TEST(Engine, SinglePrecision) {
+TEST_P(OnCopying, SinglePrecision) {
   const Case c{31, 32, 33, 8, 1.0, -1.0};
   EXPECT_LT(run_case<float>(c, {"host", "staged"}, partition::Algorithm::nrrp3d,
                             partition::Discretization::precise, {1, 1}),
             1e-4);
 }
 
-TEST(Engine, OneEngineRunsManyPlansWithinItsReservation) {
+TEST_P(OnCopying, OneEngineRunsManyPlansWithinItsReservation) {
   // Pieces of different shapes (as the MPI runner has), each with partial buffers, run by one
   // engine: everything is allocated by reserve(), runs allocate nothing and stay correct.
-  auto specs = platform::resolve_processors({"staged", "host", "staged:1"}, "test");
+  auto specs = resolve({"staged", "host", "staged:1"});
   std::vector<std::unique_ptr<exec::Worker<double>>> workers;
   for (const auto& s : specs) workers.push_back(exec::make_worker<double>(s));
   exec::Engine<double> engine(std::move(workers));
@@ -234,8 +266,8 @@ TEST(Engine, StagedBuffersStayWithinTheMemoryBudget) {
   }
 }
 
-TEST(Engine, PollFailureWaitsForWorkersThenPropagates) {
-  auto specs = platform::resolve_processors({"host", "staged"}, "test");
+TEST_P(OnCopying, PollFailureWaitsForWorkersThenPropagates) {
+  auto specs = resolve({"host", "staged"});
   std::vector<std::unique_ptr<exec::Worker<double>>> workers;
   for (const auto& s : specs) workers.push_back(exec::make_worker<double>(s));
   exec::Engine<double> engine(std::move(workers));
@@ -283,11 +315,11 @@ class CountingSource final : public exec::StepSource {
 
 }  // namespace
 
-TEST(Engine, WorkersReportEveryGemmDoneOnce) {
+TEST_P(OnCopying, WorkersReportEveryGemmDoneOnce) {
   // Stealing estimates what a processor has left from these reports: each worker reports each
   // step's GEMM once, all of them by the time it returns.
   for (const char* name : {"host", "staged"}) {
-    auto specs = platform::resolve_processors({name}, "test");
+    auto specs = resolve({name});
     auto worker = exec::make_worker<double>(specs[0]);
     const std::int64_t m = 96;
     exec::PlanOptions o;
@@ -362,15 +394,15 @@ std::vector<partition::TileZone> zones_of(partition::Algorithm a, const std::vec
 // Runs the case `runs` times with copy jitter; every product must match the naive one, and all
 // must be bitwise equal. Returns the number of runs that failed either check.
 int jittered_runs(const OrderingCase& c, int runs, double jitter_us) {
-  auto specs = platform::resolve_processors(c.processors, "test");
+  auto specs = resolve(c.processors);
   std::vector<std::unique_ptr<exec::Worker<double>>> workers;
   exec::PlanOptions o;
   o.beta_is_one = c.beta == 1.0;
   o.beta_is_zero = c.beta == 0.0;
   o.block_tiles = c.block_tiles;
   for (auto& s : specs) {
-    const bool staged = s.kind == platform::ProcessorKind::staged;
-    if (staged) s.copy_jitter_us = jitter_us;
+    const bool staged = copies(s.kind);
+    shake(s, jitter_us);
     workers.push_back(exec::make_worker<double>(s));
     o.budget_elements.push_back(staged ? c.budget : 0);
     if (c.block_tiles > 0) o.min_panels.push_back(staged ? 4 : 1);
@@ -453,47 +485,47 @@ OrderingCase k_split_case() {
 
 }  // namespace
 
-TEST(Ordering, StreamedBlocksUnderCopyJitter) {
+TEST_P(OnCopying, OrderingStreamedBlocksUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(streamed_case(), 4, 300), 0);
 }
 
-TEST(Ordering, OverwrittenBlocksUnderCopyJitter) {
+TEST_P(OnCopying, OrderingOverwrittenBlocksUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(overwrite_case(), 4, 300), 0);
 }
 
-TEST(Ordering, OneStepBlocksOverwrittenUnderCopyJitter) {
+TEST_P(OnCopying, OrderingOneStepBlocksOverwrittenUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(one_step_blocks_case(0.0), 6, 1000), 0);
 }
 
-TEST(Ordering, OneStepBlocksBroughtInUnderCopyJitter) {
+TEST_P(OnCopying, OrderingOneStepBlocksBroughtInUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(one_step_blocks_case(0.5), 6, 1000), 0);
 }
 
-TEST(Ordering, SameBlockTwiceUnderCopyJitter) {
+TEST_P(OnCopying, OrderingSameBlockTwiceUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(same_block_case(), 4, 300), 0);
 }
 
-TEST(Ordering, SharedPanelsUnderCopyJitter) {
+TEST_P(OnCopying, OrderingSharedPanelsUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(shared_panels_case(), 6, 300), 0);
 }
 
-TEST(Ordering, PartialBuffersUnderCopyJitter) {
+TEST_P(OnCopying, OrderingPartialBuffersUnderCopyJitter) {
   EXPECT_EQ(jittered_runs(k_split_case(), 4, 300), 0);
 }
 
-TEST(Ordering, TwentyJitteredRunsOfAFixedPlanAreBitwiseEqual) {
+TEST_P(OnCopying, OrderingTwentyJitteredRunsOfAFixedPlanAreBitwiseEqual) {
   // The host and a staged processor share the product; only the staged copies are jittered.
   OrderingCase c{"host+staged", 120, 104, 136, 8, 1.0, 1.0, {"host", "staged"}, {}, 4000};
   c.zones = zones_of(partition::Algorithm::nrrp3d, {1, 1}, c.m, c.n, c.k, c.tile);
   EXPECT_EQ(jittered_runs(c, 20, 200), 0);
 }
 
-TEST(Engine, StagedWorkerCopiesAPanelConsecutiveStepsShareOnce) {
+TEST_P(OnCopying, StagedWorkerCopiesAPanelConsecutiveStepsShareOnce) {
   // Expected bytes in: each step's A and B panels unless one of the two last distinct panels of
   // that kind is the same block, and the old C where a chain brings it in.
   for (const std::int64_t block_tiles : {0, 2}) {
     OrderingCase c = block_tiles ? shared_panels_case() : streamed_case();
-    auto specs = platform::resolve_processors(c.processors, "test");
+    auto specs = resolve(c.processors);
     std::vector<std::unique_ptr<exec::Worker<double>>> workers;
     workers.push_back(exec::make_worker<double>(specs[0]));
     exec::PlanOptions o;
@@ -568,7 +600,7 @@ struct StealTotals {
 };
 
 StealTotals stealing_runs(const StealCase& c, int runs) {
-  auto specs = platform::resolve_processors(c.processors, "test");
+  auto specs = resolve(c.processors);
   exec::PlanOptions o;
   o.beta_is_one = c.beta == 1.0;
   o.beta_is_zero = c.beta == 0.0;
@@ -578,8 +610,8 @@ StealTotals stealing_runs(const StealCase& c, int runs) {
   std::vector<std::unique_ptr<exec::Worker<double>>> workers;
   for (std::size_t q = 0; q < specs.size(); ++q) {
     auto& s = specs[q];
-    const bool staged = s.kind == platform::ProcessorKind::staged;
-    if (staged) s.copy_jitter_us = c.jitter_us;
+    const bool staged = copies(s.kind);
+    shake(s, c.jitter_us);
     s.slowdown = c.slowdown[q];
     workers.push_back(exec::make_worker<double>(s));
     const exec::BufferCost cost = exec::buffer_cost(s, sizeof(double));
@@ -640,7 +672,7 @@ std::vector<partition::TileZone> halves_of_k(std::int64_t m, std::int64_t n, std
 
 }  // namespace
 
-TEST(Stealing, PartialBuffersStolenFromASlowStagedProcessorAreBitwiseStatic) {
+TEST_P(OnCopying, StealingPartialBuffersStolenFromASlowStagedProcessorAreBitwiseStatic) {
   // The staged processor is slowed: the host takes its partial-buffer units.
   StealCase c{"split-k, staged slowed", 96, 80, 128, 8, 1.0, 0.5, {"host", "staged"}, {}, {1, 4}};
   c.zones = halves_of_k(c.m, c.n, c.k, c.tile);
@@ -650,7 +682,7 @@ TEST(Stealing, PartialBuffersStolenFromASlowStagedProcessorAreBitwiseStatic) {
   EXPECT_GT(t.lost[1], 0) << "no partial-buffer step was stolen";
 }
 
-TEST(Stealing, DirectStepsStolenFromASlowHostAreBitwiseStatic) {
+TEST_P(OnCopying, StealingDirectStepsStolenFromASlowHostAreBitwiseStatic) {
   // The host is slowed: the staged processor takes units that write C directly, bringing the
   // old C in (beta != 0) and draining it.
   // Slowed far beyond the staged processor's own overheads, which grow under sanitizers.
@@ -661,7 +693,7 @@ TEST(Stealing, DirectStepsStolenFromASlowHostAreBitwiseStatic) {
   EXPECT_GT(t.stolen[1], 0) << "the staged processor stole nothing";
 }
 
-TEST(Stealing, ThreeProcessorsUnderCopyJitterAreBitwiseStatic) {
+TEST_P(OnCopying, StealingThreeProcessorsUnderCopyJitterAreBitwiseStatic) {
   // nrrp3d splits k between the three, budgets stream along k, copies are jittered, and one
   // staged processor is slowed.
   StealCase c{"3 processors, jitter",         64, 56,       96, 8, 1.0, 2.0,
@@ -700,8 +732,8 @@ TEST(Calibration, TruncatedPlansKeepWholeDrainedPrefixes) {
   EXPECT_TRUE(all.prescale.empty());
 }
 
-TEST(Calibration, MeasuresEveryProcessorThroughTheEngine) {
-  auto specs = platform::resolve_processors({"host", "staged"}, "test");
+TEST_P(OnCopying, CalibrationMeasuresEveryProcessorThroughTheEngine) {
+  auto specs = resolve({"host", "staged"});
   exec::PlanOptions o;
   o.budget_elements = {0, 1 << 16};
   const auto problem = exec::calibration_problem(192, 160, 4096, 32, partition::Algorithm::nrrp3d,
@@ -756,4 +788,103 @@ TEST(Validate, RejectsACorruptedProduct) {
   EXPECT_GT(bad.error, bad.bound);
   C(7, 3) = std::numeric_limits<double>::quiet_NaN();
   EXPECT_FALSE(exec::validate(A, B, C0, C, 1.0, 0.5, 1).passed);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, OnCopying, ::testing::Values("staged", "emulated"),
+                         [](const auto& info) { return std::string(info.param); });
+
+// --- the emulated device runtime ------------------------------------------------------------
+// What DeviceBackend's Queues rely on from a GPU runtime, checked on the host emulation.
+
+namespace {
+
+platform::ProcessorSpec emulated_spec(double link_gbs, bool lazy) {
+  auto spec = platform::resolve_processors({"emulated:0"}, "test").at(0);
+  spec.link_gbs = link_gbs;
+  spec.lazy_queues = lazy;
+  return spec;
+}
+
+}  // namespace
+
+TEST(EmulatedRuntime, EventsOrderStreamsAndAreRecordedAgain) {
+  using Rt = exec::EmulatedRuntime;
+  for (const bool lazy : {false, true}) {
+    auto q = Rt::make_instances(2, emulated_spec(0, lazy));
+    std::vector<char> a(1 << 16, 'a'), b(1 << 16, 0), c(1 << 16, 0);
+    Rt::Event e = Rt::create_event(q[0]);
+    EXPECT_TRUE(Rt::event_done(e)) << "an event never recorded counts as done";
+    EXPECT_THROW(Rt::elapsed_seconds(e, e), Error);
+    for (char round : {'x', 'y'}) {  // the same event recorded again, as the pool reuses it
+      std::fill(a.begin(), a.end(), round);
+      Rt::upload(q[0], b.data(), a.data(), b.size());
+      Rt::record_event(e, q[0]);
+      Rt::wait_event(q[1], e);  // q[1] copies b only once q[0] wrote it
+      Rt::download(q[1], c.data(), b.data(), c.size());
+      Rt::Event f = Rt::create_event(q[1]);
+      Rt::record_event(f, q[1]);
+      if (lazy) {
+        EXPECT_FALSE(Rt::event_done(f)) << "lazy streams run nothing nobody waits for";
+      }
+      Rt::sync_event(f);
+      EXPECT_TRUE(Rt::event_done(e) && Rt::event_done(f));
+      EXPECT_EQ(c.front(), round);
+      EXPECT_EQ(c.back(), round);
+      EXPECT_GE(Rt::elapsed_seconds(e, f), 0.0);
+      Rt::destroy_event(f);
+    }
+    Rt::destroy_event(e);
+  }
+}
+
+TEST(EmulatedRuntime, CopiesTakeTheLinkTimeAndFailuresReachTheFence) {
+  using Rt = exec::EmulatedRuntime;
+  auto q = Rt::make_instances(1, emulated_spec(1.0, false));  // 1 GB/s
+  std::vector<char> a(std::size_t(20) << 20, 1), b(a.size(), 0);
+  Rt::Event s = Rt::create_event(q[0]), e = Rt::create_event(q[0]);
+  Rt::record_event(s, q[0]);
+  Rt::upload(q[0], b.data(), a.data(), a.size());
+  Rt::record_event(e, q[0]);
+  EXPECT_THROW(Rt::elapsed_seconds(s, e), Error) << "not completed yet";
+  Rt::fence(q[0]);
+  EXPECT_GE(Rt::elapsed_seconds(s, e), 0.95 * double(a.size()) / 1e9);
+  EXPECT_EQ(b[12345], 1);
+  // A failed GEMM on the stream: later work is skipped, events still complete, fence throws.
+  using V = Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+  V A("A", 4, 3), B("B", 2, 4), C("C", 4, 4);  // A's columns do not match B's rows
+  Rt::gemm(q[0], 0, 1.0, A, B, 0.0, C);
+  Rt::record_event(e, q[0]);
+  Rt::sync_event(e);
+  EXPECT_ANY_THROW(Rt::fence(q[0]));
+  Rt::fence(q[0]);  // the failure is reported once
+  Rt::destroy_event(s);
+  Rt::destroy_event(e);
+}
+
+TEST(EmulatedRuntime, DeviceQueuesDeliverCallbacksAtPollAndTimeFromEvents) {
+  for (const bool lazy : {false, true}) {
+    exec::EmulatedBackend::Queues queues(emulated_spec(2.0, lazy));
+    std::vector<double> host(1 << 18, 2.0), dev(host.size(), 0), back(host.size(), 0);
+    const std::size_t bytes = host.size() * sizeof(double);
+    for (int run = 0; run < 2; ++run) {  // the event pool is reused by the second run
+      queues.begin_run();
+      queues.upload(exec::lane_in, dev.data(), host.data(), bytes);
+      const auto in = queues.record(exec::lane_in);
+      queues.wait(exec::lane_out, in);
+      queues.download(exec::lane_out, back.data(), dev.data(), bytes);
+      const auto out = queues.record(exec::lane_out);
+      int called = 0;
+      queues.then(exec::lane_out, out, [&] { ++called; });
+      if (lazy) {
+        queues.poll();
+        EXPECT_EQ(called, 0) << "a callback waits for its event, which nothing forced yet";
+      }
+      queues.finish();
+      EXPECT_EQ(called, 1);
+      EXPECT_EQ(back[4321], 2.0);
+      const exec::LaneTimes t = queues.times();
+      EXPECT_GE(t.copy_s, 0.95 * 2 * double(bytes) / 2e9) << "two copies at 2 GB/s";
+      EXPECT_EQ(t.busy_s, 0.0);
+    }
+  }
 }

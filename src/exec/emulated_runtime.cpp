@@ -1,0 +1,246 @@
+#include "exec/emulated_runtime.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "util/error.hpp"
+
+namespace cuboid::exec {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One lock and one condition for every emulated stream and event: waits cross streams, and
+// nothing here is fast enough for contention to matter.
+std::mutex g_m;
+std::condition_variable g_cv;
+
+// One record of an event: done once its stream ran everything issued before it.
+struct Mark {
+  EmulatedStream* stream = nullptr;  // alive while !done: a stream drains before it goes
+  std::uint64_t seq = 0;             // the record's place in its stream
+  bool done = false;
+  Clock::time_point at{};
+};
+
+bool lazy_from_environment() {
+  const char* v = std::getenv("CUBOID_EMULATED_LAZY");
+  if (v == nullptr || *v == '\0' || std::string(v) == "0") return false;
+  if (std::string(v) == "1") return true;
+  throw Error("CUBOID_EMULATED_LAZY=\"" + std::string(v) +
+              "\": give 1 (emulated streams run each operation as late as the waits allow) or 0");
+}
+
+}  // namespace
+
+struct EmulatedEvent {
+  std::shared_ptr<Mark> last;  // the latest record; null: never recorded
+};
+
+class EmulatedStream {
+ public:
+  EmulatedStream(const platform::ProcessorSpec& spec, bool lazy)
+      : spec_(spec),
+        lazy_(lazy),
+        bytes_per_s_(spec.link_gbs > 0 ? spec.link_gbs * 1e9 : 0),
+        run_start_(Clock::now()),
+        thread_([this] { loop(); }) {}
+  ~EmulatedStream() {
+    {
+      std::lock_guard<std::mutex> lock(g_m);
+      stop_ = true;  // what is queued still runs: events recorded on it must complete
+    }
+    g_cv.notify_all();
+    thread_.join();
+  }
+  EmulatedStream(const EmulatedStream&) = delete;
+  EmulatedStream& operator=(const EmulatedStream&) = delete;
+
+  // Under g_m. `always`: runs even after a failure (records, so that no event hangs).
+  std::uint64_t push(std::function<void()> task, bool always = false) {
+    tasks_.push_back(Task{std::move(task), always});
+    g_cv.notify_all();
+    return ++submitted_;
+  }
+  // Under g_m: task `seq` is needed (lazy mode runs nothing else).
+  void demand(std::uint64_t seq) {
+    if (seq > demand_) {
+      demand_ = seq;
+      g_cv.notify_all();
+    }
+  }
+  // The host waits for everything issued so far; rethrows the first failure since the last fence.
+  void fence() {
+    std::unique_lock<std::mutex> lock(g_m);
+    const std::uint64_t until = submitted_;
+    demand(until);
+    g_cv.wait(lock, [&] { return completed_ >= until; });
+    // A run starts after the fence that ended the previous one (platform.slowdown_after_s).
+    run_start_ = Clock::now();
+    if (error_) {
+      auto e = error_;
+      error_ = nullptr;
+      std::rethrow_exception(e);
+    }
+  }
+
+  void copy(void* dst, const void* src, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(g_m);
+    push([this, dst, src, bytes] {
+      const auto t0 = Clock::now();
+      std::memcpy(dst, src, bytes);
+      if (bytes_per_s_ > 0)
+        std::this_thread::sleep_until(
+            t0 + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(double(bytes) / bytes_per_s_)));
+    });
+  }
+  void gemm(std::function<void()> task) {
+    std::lock_guard<std::mutex> lock(g_m);
+    push([this, task = std::move(task)] {
+      const auto t0 = Clock::now();
+      task();
+      const auto t1 = Clock::now();
+      Clock::time_point start;
+      {
+        std::lock_guard<std::mutex> l(g_m);
+        start = run_start_;
+      }
+      slow_down(spec_, std::chrono::duration<double>(t1 - t0).count(),
+                std::chrono::duration<double>(t1 - start).count());
+    });
+  }
+  int threads() const { return spec_.threads; }
+
+ private:
+  struct Task {
+    std::function<void()> run;
+    bool always = false;
+  };
+  bool runnable() const { return !tasks_.empty() && (!lazy_ || stop_ || completed_ < demand_); }
+  void loop() {
+    // OpenMP (and so OpenBLAS) threads are per calling thread: set once, here.
+    set_thread_count(spec_.threads);
+    std::unique_lock<std::mutex> lock(g_m);
+    for (;;) {
+      g_cv.wait(lock, [this] { return runnable() || (stop_ && tasks_.empty()); });
+      if (tasks_.empty()) return;
+      Task task = std::move(tasks_.front());
+      tasks_.pop_front();
+      const bool skip = error_ != nullptr && !task.always;
+      lock.unlock();
+      std::exception_ptr err;
+      if (!skip) {
+        try {
+          task.run();
+        } catch (...) {
+          err = std::current_exception();
+        }
+      }
+      lock.lock();
+      if (err && !error_) error_ = err;
+      ++completed_;
+      g_cv.notify_all();
+    }
+  }
+
+  const platform::ProcessorSpec spec_;
+  const bool lazy_;
+  const double bytes_per_s_;
+  // Under g_m.
+  std::deque<Task> tasks_;
+  std::uint64_t submitted_ = 0, completed_ = 0, demand_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  Clock::time_point run_start_;
+  std::thread thread_;  // last: starts once the rest is set
+};
+
+std::vector<EmulatedRuntime::Instance> EmulatedRuntime::make_instances(
+    int n, const platform::ProcessorSpec& spec) {
+  const bool lazy = spec.lazy_queues || lazy_from_environment();
+  std::vector<Instance> out;
+  for (int i = 0; i < n; ++i) out.push_back(std::make_shared<EmulatedStream>(spec, lazy));
+  return out;
+}
+
+void EmulatedRuntime::fence(const Instance& stream) { stream->fence(); }
+
+EmulatedRuntime::Event EmulatedRuntime::create_event(const Instance& /*stream*/) {
+  return new EmulatedEvent();
+}
+
+void EmulatedRuntime::destroy_event(Event event) {
+  std::lock_guard<std::mutex> lock(g_m);  // a stream may still complete its record
+  delete event;
+}
+
+void EmulatedRuntime::record_event(Event event, const Instance& stream) {
+  std::lock_guard<std::mutex> lock(g_m);
+  auto mark = std::make_shared<Mark>();
+  mark->stream = stream.get();
+  mark->seq = stream->push(
+      [mark] {
+        std::lock_guard<std::mutex> l(g_m);
+        mark->at = Clock::now();
+        mark->done = true;
+      },
+      true);
+  event->last = std::move(mark);
+}
+
+void EmulatedRuntime::wait_event(const Instance& stream, Event event) {
+  std::lock_guard<std::mutex> lock(g_m);
+  const std::shared_ptr<Mark> mark = event->last;
+  if (!mark || mark->stream == stream.get()) return;  // never recorded, or in order already
+  stream->push([mark] {
+    std::unique_lock<std::mutex> l(g_m);
+    if (!mark->done) mark->stream->demand(mark->seq);
+    g_cv.wait(l, [&] { return mark->done; });
+  });
+}
+
+void EmulatedRuntime::sync_event(Event event) {
+  std::unique_lock<std::mutex> lock(g_m);
+  const std::shared_ptr<Mark> mark = event->last;
+  if (!mark) return;
+  if (!mark->done) mark->stream->demand(mark->seq);
+  g_cv.wait(lock, [&] { return mark->done; });
+}
+
+bool EmulatedRuntime::event_done(Event event) {
+  std::lock_guard<std::mutex> lock(g_m);
+  return !event->last || event->last->done;
+}
+
+double EmulatedRuntime::elapsed_seconds(Event from, Event to) {
+  std::lock_guard<std::mutex> lock(g_m);
+  for (const Event e : {from, to}) {
+    if (e == nullptr || !e->last)
+      throw Error("emulated device: elapsed time asked of an event never recorded");
+    if (!e->last->done)
+      throw Error("emulated device: elapsed time asked of an event not completed");
+  }
+  return std::chrono::duration<double>(to->last->at - from->last->at).count();
+}
+
+void EmulatedRuntime::copy(const Instance& stream, void* dst, const void* src, std::size_t bytes) {
+  stream->copy(dst, src, bytes);
+}
+
+int EmulatedRuntime::stream_threads(const Instance& stream) { return stream->threads(); }
+
+void EmulatedRuntime::submit(const Instance& stream, std::function<void()> task) {
+  stream->gemm(std::move(task));
+}
+
+}  // namespace cuboid::exec

@@ -1,0 +1,88 @@
+#pragma once
+// A device runtime on the host, for the "emulated" processor: what DeviceBackend's Queues need
+// from CUDA or HIP (in-order streams, events that order streams and time them, asynchronous
+// copies, GEMMs on a stream), implemented with threads and host memory, so that the device
+// pipeline itself runs and is tested in a build without a GPU.
+//
+// Like a GPU runtime and unlike the staged processor's queues:
+//   - a stream is a handle (Instance) with its own thread; work is issued to it, never run by
+//     the caller;
+//   - events are created once, recorded again and again (a wait takes the record it is issued
+//     after, as cudaStreamWaitEvent does), and are only done once the stream got there;
+//   - elapsed_seconds reads the times the streams stamped, and refuses events that have not
+//     completed or were never recorded, as cudaEventElapsedTime does;
+//   - copies take bytes / link_gbs at least (ProcessorSpec::link_gbs; 0: memcpy speed).
+//
+// Lazy mode (ProcessorSpec::lazy_queues, CUBOID_EMULATED_LAZY=1): a stream runs an operation
+// only once something needs it done -- the host synchronising on an event after it or fencing
+// the stream, or another stream reaching a wait for it -- so every operation runs as late as the
+// waits allow and an event polled by the host (event_done) completes only when something else
+// forced it. Which stream runs what, in which order, then follows from the program alone: a
+// missing wait shows in one run, the same way every time.
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "exec/worker.hpp"
+#include "kokkos_ext/compat.hpp"
+#include "platform/processor.hpp"
+
+namespace cuboid::exec {
+
+class EmulatedStream;
+struct EmulatedEvent;
+
+struct EmulatedRuntime {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  using exec_space = Kokkos::Serial;  // GEMMs go to the BLAS on the stream's thread
+#else
+  using exec_space = Kokkos::DefaultHostExecutionSpace;
+#endif
+  using memory_space = Kokkos::HostSpace;   // "device" memory
+  using staging_space = Kokkos::HostSpace;  // "pinned" memory
+  using Instance = std::shared_ptr<EmulatedStream>;
+  using Event = EmulatedEvent*;  // nullptr: no event (always done)
+
+  // `n` streams of processor `spec` (its threads, link speed, slowdown and lazy mode).
+  static std::vector<Instance> make_instances(int n, const platform::ProcessorSpec& spec);
+  // The Kokkos space that runs a stream's work: the host's.
+  static exec_space space(const Instance&) { return exec_space(); }
+  static void fence(const Instance& stream);
+
+  static Event create_event(const Instance& stream);
+  static void destroy_event(Event event);
+  static void record_event(Event event, const Instance& stream);
+  static void wait_event(const Instance& stream, Event event);
+  static void sync_event(Event event);
+  static bool event_done(Event event);
+  static double elapsed_seconds(Event from, Event to);
+
+  static void upload(const Instance& stream, void* dst, const void* src, std::size_t bytes) {
+    copy(stream, dst, src, bytes);
+  }
+  static void download(const Instance& stream, void* dst, const void* src, std::size_t bytes) {
+    copy(stream, dst, src, bytes);
+  }
+  // C = alpha A B + beta C on the stream's thread with the host BLAS, cut as `team` says
+  // (gemm_team), as the host and staged processors cut theirs: a stolen step gives the same
+  // bits on any of them.
+  template <class A, class B, class C>
+  static void gemm(const Instance& stream, int team, typename C::const_value_type alpha, const A& a,
+                   const B& b, typename C::const_value_type beta, const C& c) {
+    const int threads = stream_threads(stream);
+    submit(stream, [team, threads, alpha, a, b, beta, c] {
+      team_gemm(exec_space(), team, threads, alpha, a, b, beta, c);
+    });
+  }
+
+ private:
+  static void copy(const Instance& stream, void* dst, const void* src, std::size_t bytes);
+  static int stream_threads(const Instance& stream);
+  // Queues a GEMM on the stream, slowed as platform.slowdown asks.
+  static void submit(const Instance& stream, std::function<void()> task);
+};
+
+}  // namespace cuboid::exec
