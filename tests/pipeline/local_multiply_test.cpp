@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "exec/validate.hpp"
 #include "pipeline/local_multiply.hpp"
@@ -27,6 +28,15 @@ pipeline::LocalOptions options_for(const std::vector<platform::ProcessorSpec>& s
   return o;
 }
 
+// The processors with memory of their own: the staged backend, and the device backend over
+// the emulated device runtime.
+class OnCopying : public ::testing::TestWithParam<const char*> {
+ protected:
+  std::vector<platform::ProcessorSpec> host_and_copying() const {
+    return platform::resolve_processors({"host", GetParam()}, "test");
+  }
+};
+
 std::string key_of(const std::function<void()>& f) {
   try {
     f();
@@ -36,9 +46,10 @@ std::string key_of(const std::function<void()>& f) {
   return "<no KeyedError>";
 }
 
-TEST(LocalMultiply, PlansSeveralProductsWithinEveryBudget) {
-  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
-  // Elements: the staging ring and well below what the largest piece would want beside it.
+TEST_P(OnCopying, PlansSeveralProductsWithinEveryBudget) {
+  const auto specs = host_and_copying();
+  // Elements: the staging ring where it counts (staged), and well below what the largest piece
+  // would want beside it.
   const std::int64_t budget = exec::buffer_cost(specs[1], 8).fixed + 40000;
   pipeline::LocalMultiply<double> lm(specs, {1.0, 1.0}, options_for(specs, budget, 8));
   const std::vector<pipeline::Product> products = {
@@ -51,13 +62,13 @@ TEST(LocalMultiply, PlansSeveralProductsWithinEveryBudget) {
     EXPECT_EQ(p.steps.k, p.product.k);
     exec::widen_needs(all, p.steps.processors[1]);
   }
-  // The staged processor's buffers, sized for the largest steps of all products, fit its budget.
+  // The copying processor's buffers, sized for the largest steps of all products, fit its budget.
   EXPECT_LE(exec::buffer_elements(all, exec::buffer_cost(specs[1], 8)), budget);
   EXPECT_GT(lm.host_buffers(plans).copying_bytes, 0.0);
 }
 
-TEST(LocalMultiply, NamesTheSettingAtFault) {
-  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
+TEST_P(OnCopying, NamesTheSettingAtFault) {
+  const auto specs = host_and_copying();
   pipeline::LocalMultiply<double> tiny(specs, {1.0, 1.0}, options_for(specs, 10, 8));
   EXPECT_EQ(key_of([&] {
               tiny.plan(pipeline::Product{256, 256, 256, 64});
@@ -102,8 +113,8 @@ TEST(LocalMultiply, ParsesOpsAsBlasDoesAndCountsFlopsTheLapackWay) {
 }
 
 // Every schedule gives a product within the validation bound, and stealing plans cut steps.
-TEST(LocalMultiply, MultipliesWithEverySchedule) {
-  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
+TEST_P(OnCopying, MultipliesWithEverySchedule) {
+  const auto specs = host_and_copying();
   const std::int64_t m = 150, n = 130, k = 170, tile = 16;
   exec::HostMatrix<double> A("A", m, k), B("B", k, n), C0("C0", m, n), C("C", m, n);
   exec::fill_random(A, 3, exec::MatrixId::A);
@@ -126,6 +137,9 @@ TEST(LocalMultiply, MultipliesWithEverySchedule) {
     EXPECT_TRUE(v.passed) << exec::to_string(s) << ": error " << v.error << " bound " << v.bound;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Kinds, OnCopying, ::testing::Values("staged", "emulated"),
+                         [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
 
