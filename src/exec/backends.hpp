@@ -4,6 +4,9 @@
 // Queues: three in-order instances (copies in, GEMMs, copies out), events that order work
 // between them without the host, and the times the device clock saw.
 //
+// Each wait of the queues themselves is marked `// wait: staged-TAG` or `// wait: device-TAG`,
+// like the pipeline's (scripts/remove-waits removes each in turn).
+//
 // Queues interface (every backend):
 //   Event record(Lane)                 marks the current end of a lane
 //   void wait(Lane, const Event&)      later work on the lane starts after the event
@@ -80,11 +83,13 @@ struct StagedHostBackend {
     void wait(Lane l, const Event& e) {
       if (e.queue == nullptr || e.queue == &q_[l]) return;  // a lane is in order by itself
       q_[l].submit([this, l, e] {
-        e.wait();
+        e.wait();  // wait: staged-lane-event
         waited_until_[l] = std::chrono::steady_clock::now();
       });
     }
-    static void sync(const Event& e) { e.wait(); }
+    static void sync(const Event& e) {
+      e.wait();  // wait: staged-host-event
+    }
     void upload(Lane l, void* dst, const void* src, std::size_t bytes) { copy(l, dst, src, bytes); }
     void download(Lane l, void* dst, const void* src, std::size_t bytes) {
       copy(l, dst, src, bytes);
@@ -105,8 +110,17 @@ struct StagedHostBackend {
       });
     }
     // Runs `f` on the host once `e`, just recorded on lane `l`, has completed: here on the
-    // lane's own thread, at once. poll() has nothing to do.
-    void then(Lane l, const Event& /*e*/, std::function<void()> f) { q_[l].submit(std::move(f)); }
+    // lane's own thread, at once. poll() has nothing to do. In the jitter test mode `f` runs
+    // jitter_us late, after the copies that follow: a run that returns before its lanes
+    // finished then misses its last reports.
+    void then(Lane l, const Event& /*e*/, std::function<void()> f) {
+      if (jitter_us_ > 0)
+        f = [f = std::move(f), us = jitter_us_] {
+          std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(us));
+          f();
+        };
+      q_[l].submit(std::move(f));
+    }
     void poll() {}
     void begin_run() {
       copy_ns_[lane_in] = copy_ns_[lane_out] = 0;
@@ -119,7 +133,7 @@ struct StagedHostBackend {
       std::exception_ptr first;
       for (auto& q : q_) {
         try {
-          q.fence();
+          q.fence();  // wait: staged-finish
         } catch (...) {
           if (!first) first = std::current_exception();
         }
@@ -142,7 +156,9 @@ struct StagedHostBackend {
         if (jitter_us_ > 0) {
           // One copy in four is held back, by up to jitter_us: rare long delays reorder the
           // queues far more often than a small delay on every copy would.
-          thread_local std::mt19937_64 rng{std::random_device{}()};
+          // Seeded per lane, not from random_device: the same delays in every run, so that a
+          // failure can be rerun (the threads' timing still varies).
+          thread_local std::mt19937_64 rng{0x9e3779b97f4a7c15ull + std::uint64_t(l)};
           std::uniform_real_distribution<double> u(0, 1);
           if (u(rng) < 0.25) {
             std::this_thread::sleep_for(
@@ -219,10 +235,10 @@ struct DeviceBackendOn {
       return e;
     }
     void wait(Lane l, const Event& e) {
-      if (e) Runtime::wait_event(inst_[l], e);
+      if (e) Runtime::wait_event(inst_[l], e);  // wait: device-lane-event
     }
     static void sync(const Event& e) {
-      if (e) Runtime::sync_event(e);
+      if (e) Runtime::sync_event(e);  // wait: device-host-event
     }
     void upload(Lane l, void* dst, const void* src, std::size_t bytes) {
       const Event a = record(l);
@@ -248,7 +264,8 @@ struct DeviceBackendOn {
       then_.emplace_back(e, std::move(f));
     }
     void poll() {
-      while (!then_.empty() && Runtime::event_done(then_.front().first)) {
+      while (!then_.empty()) {
+        if (!Runtime::event_done(then_.front().first)) return;  // wait: device-then-after-event
         then_.front().second();
         then_.pop_front();
       }
@@ -259,7 +276,7 @@ struct DeviceBackendOn {
       start_ = record(lane_compute);
     }
     void finish() {
-      for (auto& i : inst_) Runtime::fence(i);
+      for (auto& i : inst_) Runtime::fence(i);  // wait: device-finish
       poll();
     }
     LaneTimes times() const {

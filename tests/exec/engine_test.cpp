@@ -317,9 +317,11 @@ class CountingSource final : public exec::StepSource {
 
 TEST_P(OnCopying, WorkersReportEveryGemmDoneOnce) {
   // Stealing estimates what a processor has left from these reports: each worker reports each
-  // step's GEMM once, all of them by the time it returns.
+  // step's GEMM once, all of them by the time it returns (in the test mode that runs the
+  // reports as late as it can).
   for (const char* name : {"host", "staged"}) {
     auto specs = resolve({name});
+    shake(specs[0], 300);
     auto worker = exec::make_worker<double>(specs[0]);
     const std::int64_t m = 96;
     exec::PlanOptions o;
