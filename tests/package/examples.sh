@@ -28,11 +28,21 @@ step() {  # step LOG COMMAND...
 prefix=$tmp/prefix
 step "$tmp/install.log" cmake --install "$build" --prefix "$prefix"
 unexpected=$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort |
-  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|kokkos\.hpp|mpi\.hpp|cuboid_mpi\.h)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid\.pc)$' || true)
+  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|lib/libcuboid_pxgemm\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|kokkos\.hpp|mpi\.hpp|cuboid_mpi\.h)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid\.pc)$' || true)
 [ -z "$unexpected" ] || fail "installed beyond the API: $(echo $unexpected)"
 for f in lib/libcuboid.so include/cuboid/cuboid.h include/cuboid/cuboid.hpp include/cuboid/kokkos.hpp lib/cmake/cuboid/cuboidConfig.cmake lib/pkgconfig/cuboid.pc; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
+# libcuboid_pxgemm.so, where built: ScaLAPACK's four p?gemm_ and their cuboid_ twins and nothing
+# else, and libcuboid.so found beside it.
+if [ -e "$prefix/lib/libcuboid_pxgemm.so" ]; then
+  exported=$(nm -D --defined-only "$prefix/lib/libcuboid_pxgemm.so" | awk '{print $3}' |
+    grep -Ev '^(_init|_fini|__bss_start|_edata|_end)$' | grep -v '^$' | sort | tr '\n' ' ')
+  want="cuboid_pcgemm cuboid_pdgemm cuboid_psgemm cuboid_pzgemm pcgemm_ pdgemm_ psgemm_ pzgemm_ "
+  [ "$exported" = "$want" ] || fail "libcuboid_pxgemm.so exports '$exported', not '$want'"
+  ldd "$prefix/lib/libcuboid_pxgemm.so" | grep -q "libcuboid.so.* => $prefix/lib/" ||
+    fail "the installed libcuboid_pxgemm.so does not find the installed libcuboid.so"
+fi
 # An include of anything but another public header or a standard one (<cstdint>, <stdint.h>)
 # would need a header that is not installed; Kokkos' only in kokkos.hpp, so that the others
 # stay usable without it.
