@@ -46,6 +46,16 @@ int host_threads() {
   return std::max(1, t);
 }
 
+// The space a staged or emulated processor's own GEMMs run on: a serial one where the build has
+// it, so that its lane takes one share of the cores like any host-side processor.
+std::string copying_space_name() {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  return Kokkos::Serial::name();
+#else
+  return Kokkos::DefaultHostExecutionSpace::name();
+#endif
+}
+
 bool parse_indexed(const std::string& name, const std::string& prefix, int& index) {
   if (name == prefix) {
     index = 0;
@@ -80,11 +90,7 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
     } else if (parse_indexed(name, "staged", index)) {
       p.kind = ProcessorKind::staged;
       p.index = index;
-#if defined(KOKKOS_ENABLE_SERIAL)
-      p.space = Kokkos::Serial::name();
-#else
-      p.space = Kokkos::DefaultHostExecutionSpace::name();
-#endif
+      p.space = copying_space_name();
       p.memory_space = "HostSpace (own buffers)";
       p.memory_bytes = host_memory_available();
       ++host_side;
@@ -92,11 +98,7 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
       // Its GEMMs run on host cores: it takes a share of them like a host-side processor.
       p.kind = ProcessorKind::emulated;
       p.index = index;
-#if defined(KOKKOS_ENABLE_SERIAL)
-      p.space = Kokkos::Serial::name();
-#else
-      p.space = Kokkos::DefaultHostExecutionSpace::name();
-#endif
+      p.space = copying_space_name();
       p.memory_space = "HostSpace (emulated device memory)";
       p.memory_bytes = host_memory_available();
       ++host_side;

@@ -11,20 +11,9 @@
 #include <string>
 #include <vector>
 
-extern "C" {
-void Cblacs_get(int ctxt, int what, int* value);
-void Cblacs_gridinit(int* ctxt, const char* order, int rows, int cols);
-void Cblacs_gridinfo(int ctxt, int* rows, int* cols, int* myrow, int* mycol);
-void Cblacs_gridexit(int ctxt);
-int numroc_(const int* n, const int* nb, const int* p, const int* src, const int* procs);
-#define CUBOID_PXGEMM_ARGS(T)                                                                 \
-  const char *transa, const char *transb, const int *m, const int *n, const int *k,           \
-      const T *alpha, const T *a, const int *ia, const int *ja, const int *desca, const T *b, \
-      const int *ib, const int *jb, const int *descb, const T *beta, T *c, const int *ic,     \
-      const int *jc, const int *descc
-void pdgemm_(CUBOID_PXGEMM_ARGS(double));
-void cuboid_pdgemm(CUBOID_PXGEMM_ARGS(double));
+#include "scalapack.hpp"
 
+extern "C" {
 // Replaces PBLAS's: records the call instead of aborting.
 std::string g_routine;
 int g_info = 0, g_calls = 0;

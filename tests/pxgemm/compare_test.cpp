@@ -20,27 +20,7 @@
 #include <type_traits>
 #include <vector>
 
-extern "C" {
-void Cblacs_pinfo(int* me, int* procs);
-void Cblacs_get(int ctxt, int what, int* value);
-void Cblacs_gridinit(int* ctxt, const char* order, int rows, int cols);
-void Cblacs_gridinfo(int ctxt, int* rows, int* cols, int* myrow, int* mycol);
-void Cblacs_gridexit(int ctxt);
-int numroc_(const int* n, const int* nb, const int* p, const int* src, const int* procs);
-#define CUBOID_PXGEMM_ARGS(T)                                                                 \
-  const char *transa, const char *transb, const int *m, const int *n, const int *k,           \
-      const T *alpha, const T *a, const int *ia, const int *ja, const int *desca, const T *b, \
-      const int *ib, const int *jb, const int *descb, const T *beta, T *c, const int *ic,     \
-      const int *jc, const int *descc
-void pdgemm_(CUBOID_PXGEMM_ARGS(double));
-void psgemm_(CUBOID_PXGEMM_ARGS(float));
-void cuboid_pdgemm(CUBOID_PXGEMM_ARGS(double));
-void cuboid_psgemm(CUBOID_PXGEMM_ARGS(float));
-void pzgemm_(CUBOID_PXGEMM_ARGS(std::complex<double>));
-void pcgemm_(CUBOID_PXGEMM_ARGS(std::complex<float>));
-void cuboid_pzgemm(CUBOID_PXGEMM_ARGS(std::complex<double>));
-void cuboid_pcgemm(CUBOID_PXGEMM_ARGS(std::complex<float>));
-}
+#include "scalapack.hpp"
 
 namespace {
 

@@ -12,20 +12,7 @@
 #include <random>
 #include <vector>
 
-extern "C" {
-void Cblacs_get(int ctxt, int what, int* value);
-void Cblacs_gridinit(int* ctxt, const char* order, int rows, int cols);
-void Cblacs_gridinfo(int ctxt, int* rows, int* cols, int* myrow, int* mycol);
-void Cblacs_gridexit(int ctxt);
-int numroc_(const int* n, const int* nb, const int* p, const int* src, const int* procs);
-void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb,
-               const int* irsrc, const int* icsrc, const int* ictxt, const int* lld, int* info);
-void pdgetrf_(const int* m, const int* n, double* a, const int* ia, const int* ja, const int* desca,
-              int* ipiv, int* info);
-void pdgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* ia,
-              const int* ja, const int* desca, const int* ipiv, double* b, const int* ib,
-              const int* jb, const int* descb, int* info);
-}
+#include "scalapack.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
