@@ -23,6 +23,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "deck/deck.hpp"
+#include "partition/strategy.hpp"
 #include "pxgemm/blacs.hpp"
 #include "pxgemm/redistribute.hpp"
 
@@ -32,14 +34,15 @@ namespace {
 // PBLAS's internal descriptor (a Fortran descriptor of type 1 gains IMB = MB and INB = NB), and
 // its error encoding: a descriptor entry's error is -(position * 100 + entry + 1).
 enum { DTYPE_, CTXT_, M_, N_, IMB_, INB_, MB_, NB_, RSRC_, CSRC_, LLD_, DLEN_ };
-constexpr int kDescMult = 100, kBigNum = 10000, kBlockCyclic = 1, kBlockCyclicInb = 501;
+constexpr int kDescMult = 100, kBigNum = 10000, kBlockCyclic = 1, kBlockCyclicInb = 2;
 
 struct Desc {
   int d[DLEN_] = {};
   int operator[](int i) const { return d[i]; }
 };
 
-// Fortran (1-based, type 1 or 501) to PBLAS's internal form, as PB_CargFtoC does.
+// Fortran (1-based, type 1, or type 2 with IMB and INB) to PBLAS's internal form, as PB_CargFtoC
+// does.
 Desc internal(const int* f) {
   Desc x;
   if (f[0] == kBlockCyclic) {
@@ -63,6 +66,23 @@ std::int64_t numroc(std::int64_t n, std::int64_t nb, int p, int src, int procs) 
   else if (dist == extra)
     num += n % nb;
   return num;
+}
+
+// NUMROC for an axis whose first block is `first` long (PBLAS's IMB): the axis lengthened by what
+// the first block lacks has whole blocks, and the source gives that back.
+std::int64_t numroc_first(std::int64_t n, std::int64_t first, std::int64_t nb, int p, int src,
+                          int procs) {
+  if (n <= 0) return 0;
+  const std::int64_t lack = nb - std::min(first, nb);
+  return numroc(n + lack, nb, p, src, procs) - (p == src ? std::min(lack, n + lack) : 0);
+}
+
+// The layout's row and column axes of a matrix with descriptor d, from (offset) on.
+Axis row_axis(const Desc& d, int offset, const GridInfo& g) {
+  return Axis{offset, d[MB_], d[RSRC_], g.rows, d[IMB_] != d[MB_] ? d[IMB_] : 0};
+}
+Axis col_axis(const Desc& d, int offset, const GridInfo& g) {
+  return Axis{offset, d[NB_], d[CSRC_], g.cols, d[INB_] != d[NB_] ? d[INB_] : 0};
 }
 
 // PBLAS's check of one matrix operand (PB_Cchkmat): m x n at (ia, ja) (0-based) of descriptor
@@ -119,12 +139,12 @@ void check_matrix(int ctxt, int m, int mpos0, int n, int npos0, int ia, int ja, 
       if (ja + n > d[N_]) info = std::min(info, japos);
     }
     if (info == kBigNum) {
-      // The first block may be smaller (IMB): NUMROC of the rows past it, plus it.
+      // The first block may be smaller (IMB); a replicated axis is held whole.
       const std::int64_t np =
-          d[RSRC_] < 0 ? d[M_] : numroc(d[M_], d[MB_], g.myrow, d[RSRC_], g.rows);
+          d[RSRC_] < 0 ? d[M_] : numroc_first(d[M_], d[IMB_], d[MB_], g.myrow, d[RSRC_], g.rows);
       if (d[LLD_] < std::max<std::int64_t>(1, np)) {
         const std::int64_t nq =
-            d[CSRC_] < 0 ? d[N_] : numroc(d[N_], d[NB_], g.mycol, d[CSRC_], g.cols);
+            d[CSRC_] < 0 ? d[N_] : numroc_first(d[N_], d[INB_], d[NB_], g.mycol, d[CSRC_], g.cols);
         if (d[LLD_] < 1 || nq > 0) info = std::min(info, dpos + LLD_);
       }
     }
@@ -205,7 +225,18 @@ Runtime& runtime() {
                        "CUBOID_PXGEMM_FALLBACK=" + std::string(p) + ": expected scalapack or none");
   }
   ContextOptions o;
-  o.processors = r->processors;
+  // A deck's [platform] and [partition] set the context as they set `cuboid run`'s processors;
+  // its other sections describe a run, not a call, and are not used. CUBOID_PROCESSORS wins.
+  if (const char* p = std::getenv("CUBOID_DECK")) {
+    const deck::Deck d = deck::load_deck(p);
+    o.processors = d.platform.processors;
+    if (!d.platform.measure_speeds) o.speeds = d.platform.speeds;
+    if (!d.platform.use_speed_cache) o.speed_cache = "";
+    o.memory_budget_mib = d.platform.memory_budget_mib;
+    o.algorithm = std::string(partition::to_string(d.partition.algorithm));
+    o.discretization = std::string(partition::to_string(d.partition.discretization));
+  }
+  if (!r->processors.empty()) o.processors = r->processors;
   r->context = std::make_unique<Context>(o);
   // Torn down before MPI finalises: MPI frees MPI_COMM_SELF's attributes first thing there.
   int keyval = MPI_KEYVAL_INVALID;
@@ -397,13 +428,8 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
     return;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  // Layouts cuboid does not move yet: replicated operands, first blocks of another size.
+  // What cuboid cannot serve (no communicator for the grid) is handed on only if asked.
   std::string unsupported;
-  for (const Desc* d : {&Ad, &Bd, &Cd}) {
-    if ((*d)[RSRC_] < 0 || (*d)[CSRC_] < 0) unsupported = "replicated operands (RSRC or CSRC = -1)";
-    if ((*d)[IMB_] != (*d)[MB_] || (*d)[INB_] != (*d)[NB_])
-      unsupported = "a first block of another size than the others (IMB, INB)";
-  }
   MPI_Comm comm = MPI_COMM_NULL;
   std::string path;
   double moved = 0, received = 0;
@@ -418,8 +444,8 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
         reinterpret_cast<Fn<Scalar>>(dlsym(RTLD_NEXT, Traits<Scalar>::lower));
     if (!rt->fallback || !scalapack) {
       std::fprintf(stderr,
-                   "cuboid %s: %s are not computed by cuboid; set CUBOID_PXGEMM_FALLBACK=scalapack "
-                   "to hand such calls to ScaLAPACK%s\n",
+                   "cuboid %s: %s; set CUBOID_PXGEMM_FALLBACK=scalapack to hand such calls to "
+                   "ScaLAPACK%s\n",
                    Traits<Scalar>::lower, unsupported.c_str(),
                    scalapack ? "" : " (none was found after cuboid)");
       MPI_Abort(MPI_COMM_WORLD, 1);
@@ -448,13 +474,13 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
                           bi == 0 && bj == 0 && ci == 0 && cj == 0 && Cd[NB_] == nb &&
                           Ad[MB_] == nb && Ad[NB_] == nb && Bd[MB_] == nb && Bd[NB_] == nb &&
                           Ad[RSRC_] == 0 && Ad[CSRC_] == 0 && Bd[RSRC_] == 0 && Bd[CSRC_] == 0 &&
-                          Cd[RSRC_] == 0 && Cd[CSRC_] == 0;
+                          Cd[RSRC_] == 0 && Cd[CSRC_] == 0 && Ad[IMB_] == nb && Ad[INB_] == nb &&
+                          Bd[IMB_] == nb && Bd[INB_] == nb && Cd[IMB_] == nb && Cd[INB_] == nb;
     const BlockCyclicLayout layout{g.rows, g.cols, in_place ? nb : std::max(Cd[MB_], Cd[NB_])};
     if (*alpha == Scalar(0) || k == 0) {
       // sub(C) <- beta sub(C) where it lies; beta = 0 writes zeros without reading C.
       path = "scaled";
-      const Side<Scalar> cs{Axis{ci, Cd[MB_], Cd[RSRC_], g.rows},
-                            Axis{cj, Cd[NB_], Cd[CSRC_], g.cols}, c, Cd[LLD_]};
+      const Side<Scalar> cs{row_axis(Cd, ci, g), col_axis(Cd, cj, g), c, Cd[LLD_]};
       for_each_owned(
           grid, m, n, cs, [&](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1) {
             for (std::int64_t y = y0; y < y1; ++y)
@@ -487,16 +513,13 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
       // A stored (nota ? m x k : k x m) at (ai, aj); its target is op(A), m x k.
       moved += redistribute<Scalar>(
           grid, nota ? m : k, nota ? k : m,
-          Side<const Scalar>{Axis{ai, Ad[MB_], Ad[RSRC_], g.rows},
-                             Axis{aj, Ad[NB_], Ad[CSRC_], g.cols}, a, Ad[LLD_]},
+          Side<const Scalar>{row_axis(Ad, ai, g), col_axis(Ad, aj, g), a, Ad[LLD_]},
           Side<Scalar>{tr, tc, At.data(), std::max<std::int64_t>(1, am)}, map_of(ta));
       moved += redistribute<Scalar>(
           grid, notb ? k : n, notb ? n : k,
-          Side<const Scalar>{Axis{bi, Bd[MB_], Bd[RSRC_], g.rows},
-                             Axis{bj, Bd[NB_], Bd[CSRC_], g.cols}, b, Bd[LLD_]},
+          Side<const Scalar>{row_axis(Bd, bi, g), col_axis(Bd, bj, g), b, Bd[LLD_]},
           Side<Scalar>{tr, tc, Bt.data(), std::max<std::int64_t>(1, bk)}, map_of(tb));
-      const Side<const Scalar> c_from{Axis{ci, Cd[MB_], Cd[RSRC_], g.rows},
-                                      Axis{cj, Cd[NB_], Cd[CSRC_], g.cols}, c, Cd[LLD_]};
+      const Side<const Scalar> c_from{row_axis(Cd, ci, g), col_axis(Cd, cj, g), c, Cd[LLD_]};
       // beta = 0 never reads C: the target starts as zeros.
       if (be != Scalar(0))
         moved += redistribute<Scalar>(
@@ -517,9 +540,7 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
       }
       moved += redistribute<Scalar>(
           grid, m, n, Side<const Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)},
-          Side<Scalar>{Axis{ci, Cd[MB_], Cd[RSRC_], g.rows}, Axis{cj, Cd[NB_], Cd[CSRC_], g.cols},
-                       c, Cd[LLD_]},
-          Map::same);
+          Side<Scalar>{row_axis(Cd, ci, g), col_axis(Cd, cj, g), c, Cd[LLD_]}, Map::same);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuboid %s: %s\n", Traits<Scalar>::lower, e.what());

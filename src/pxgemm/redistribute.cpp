@@ -56,18 +56,34 @@ double redistribute(const Grid& grid, std::int64_t rows, std::int64_t cols,
   // The pieces this rank sends or receives, in the order both ends enumerate them.
   std::vector<Piece> mine;
   std::vector<std::int64_t> send(std::size_t(P), 0), recv(std::size_t(P), 0);
+  // A replicated target axis: every coordinate along it receives the piece. A replicated source
+  // axis: the copy on the receiver's coordinate is read, so that the move stays within its
+  // process row or column. Both ends make the same choice.
+  auto coords = [](int p, int procs) {
+    std::vector<int> c;
+    if (p >= 0)
+      c.push_back(p);
+    else
+      for (int q = 0; q < procs; ++q) c.push_back(q);
+    return c;
+  };
   for (std::size_t b = 0; b + 1 < ys.size(); ++b)
     for (std::size_t a = 0; a + 1 < xs.size(); ++a) {
       const std::int64_t x0 = xs[a], y0 = ys[b];
-      const int src = rank(from.rows.proc(x0), from.cols.proc(y0));
-      const int dst = transposed ? rank(to.rows.proc(y0), to.cols.proc(x0))
-                                 : rank(to.rows.proc(x0), to.cols.proc(y0));
-      if (src != me && dst != me) continue;
-      const Piece p{x0, xs[a + 1], y0, ys[b + 1], src, dst};
-      const std::int64_t n = (p.x1 - p.x0) * (p.y1 - p.y0);
-      if (src == me && dst != me) send[std::size_t(dst)] += n;
-      if (dst == me && src != me) recv[std::size_t(src)] += n;
-      mine.push_back(p);
+      const int to_row = transposed ? to.rows.proc(y0) : to.rows.proc(x0);
+      const int to_col = transposed ? to.cols.proc(x0) : to.cols.proc(y0);
+      for (int dr : coords(to_row, grid.rows))
+        for (int dc : coords(to_col, grid.cols)) {
+          const int sr = from.rows.replicated() ? dr : from.rows.proc(x0);
+          const int sc = from.cols.replicated() ? dc : from.cols.proc(y0);
+          const int src = rank(sr, sc), dst = rank(dr, dc);
+          if (src != me && dst != me) continue;
+          const Piece p{x0, xs[a + 1], y0, ys[b + 1], src, dst};
+          const std::int64_t n = (p.x1 - p.x0) * (p.y1 - p.y0);
+          if (src == me && dst != me) send[std::size_t(dst)] += n;
+          if (dst == me && src != me) recv[std::size_t(src)] += n;
+          mine.push_back(p);
+        }
     }
 
   auto source_at = [&](const Piece& p, std::int64_t x, std::int64_t y) {

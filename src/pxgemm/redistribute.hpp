@@ -16,18 +16,33 @@
 namespace cuboid::pxgemm {
 
 // One axis of a block-cyclic layout: index x of the sub-matrix is global index offset + x, in
-// blocks of `block` dealt over `procs` process coordinates from `source`.
+// blocks of `block` dealt over `procs` process coordinates from `source`, the first block
+// `first` long (PBLAS's IMB/INB; 0: a whole block). A source of -1 is ScaLAPACK's replication:
+// every coordinate holds the whole axis, at its global index.
 struct Axis {
   std::int64_t offset = 0, block = 1;
   int source = 0, procs = 1;
-  int proc(std::int64_t x) const { return int(((offset + x) / block + source) % procs); }
+  std::int64_t first = 0;
+  bool replicated() const { return source < 0; }
+  // The global index moved by what the first block lacks, so that blocks start at multiples.
+  std::int64_t shifted(std::int64_t x) const {
+    return offset + x + (first > 0 ? block - first : 0);
+  }
+  int proc(std::int64_t x) const {
+    return replicated() ? -1 : int((shifted(x) / block + source) % procs);
+  }
   std::int64_t local(std::int64_t x) const {
-    const std::int64_t g = offset + x;
-    return (g / (block * procs)) * block + g % block;
+    if (replicated()) return offset + x;
+    const std::int64_t h = shifted(x);
+    const std::int64_t l = (h / (block * procs)) * block + h % block;
+    // The source's first block holds only `first` elements.
+    return proc(x) == source && first > 0 ? l - (block - first) : l;
   }
   // The first index after x where the owner or the local run may change.
   std::int64_t next_cut(std::int64_t x) const {
-    return ((offset + x) / block + 1) * block - offset;
+    if (replicated()) return std::int64_t(1) << 62;
+    const std::int64_t h = shifted(x);
+    return x + (h / block + 1) * block - h;
   }
 };
 
@@ -63,10 +78,10 @@ void for_each_owned(const Grid& grid, std::int64_t rows, std::int64_t cols,
   const int prow = grid.me / grid.cols, pcol = grid.me % grid.cols;
   for (std::int64_t y = 0; y < cols;) {
     const std::int64_t y1 = std::min(cols, side.cols.next_cut(y));
-    if (side.cols.proc(y) == pcol)
+    if (side.cols.replicated() || side.cols.proc(y) == pcol)
       for (std::int64_t x = 0; x < rows;) {
         const std::int64_t x1 = std::min(rows, side.rows.next_cut(x));
-        if (side.rows.proc(x) == prow) f(x, x1, y, y1);
+        if (side.rows.replicated() || side.rows.proc(x) == prow) f(x, x1, y, y1);
         x = x1;
       }
     y = y1;

@@ -1,6 +1,7 @@
 // cuboid's p?gemm_ against ScaLAPACK's own, case by case: random shapes (sizes that are not
 // multiples of any block, zeros included), every op pair, offsets IA/JA/IB/JB/IC/JC, blocks that
-// differ between rows and columns and between A, B and C, any source process, padded LLD, grids
+// differ between rows and columns and between A, B and C, first blocks of their own size (type 2
+// descriptors), any source process or a replicated axis (-1), padded LLD, grids
 // from 1 x 1 to the whole job in row- and column-major BLACS order (grids over a subset of the
 // processes too), alpha and beta including 0 and 1, NaN in C when beta = 0. This program links
 // ScaLAPACK before libcuboid_pxgemm.so, so pdgemm_ is ScaLAPACK's and cuboid_pdgemm cuboid's; both
@@ -25,29 +26,75 @@
 namespace {
 
 struct Matrix {
-  int desc[9] = {};
+  int desc[11] = {};         // 9 entries for type 1, 11 for type 2 (first blocks of their own size)
   std::vector<double> data;  // the local array, as doubles (cast per precision)
 };
 
-Matrix make(std::mt19937& rng, int ctxt, int rows, int cols, int prows, int pcols, int myrow,
-            int mycol, int mb, int nb) {
+// One axis of a matrix: `n` indices in blocks of `nb`, the first `first` long, dealt from `src`
+// over `procs` (src = -1: every process holds them all). Local extent and global index of a
+// local index, written out independently of the library's own.
+struct AxisOf {
+  int n, nb, first, src, procs;
+  int extent(int p) const {
+    if (src < 0) return n;
+    int count = 0;
+    for (int g = 0, b = 0; g < n; ++b) {
+      const int len = std::min(n - g, b == 0 ? first : nb);
+      if ((src + b) % procs == p) count += len;
+      g += len;
+    }
+    return count;
+  }
+  int global(int l, int p) const {
+    if (src < 0) return l;
+    for (int g = 0, b = 0, seen = 0; g < n; ++b) {
+      const int len = std::min(n - g, b == 0 ? first : nb);
+      if ((src + b) % procs == p) {
+        if (l < seen + len) return g + (l - seen);
+        seen += len;
+      }
+      g += len;
+    }
+    return -1;
+  }
+};
+
+// A matrix of the case: its descriptor drawn from the case's stream (the same on every process),
+// its padding from this process's; element (i, j) a formula of the indices, so that replicated
+// copies agree.
+Matrix make(std::mt19937& shared, std::mt19937& local, int ctxt, int id, int rows, int cols,
+            int prows, int pcols, int myrow, int mycol, int mb, int nb) {
+  std::uniform_int_distribution<int> coin(0, 9);
+  const bool inb_type = coin(shared) < 3;
+  const int imb = inb_type ? 1 + int(shared() % unsigned(mb)) : mb;
+  const int inb = inb_type ? 1 + int(shared() % unsigned(nb)) : nb;
+  const int rsrc = coin(shared) == 0 ? -1 : int(shared() % unsigned(prows));
+  const int csrc = coin(shared) == 0 ? -1 : int(shared() % unsigned(pcols));
+  const AxisOf R{rows, mb, imb, rsrc, prows}, Cl{cols, nb, inb, csrc, pcols};
+  const int lr = R.extent(myrow), lc = Cl.extent(mycol);
+  const int lld = std::max(1, lr) + int(local() % 4u);
   Matrix x;
-  std::uniform_int_distribution<int> src_r(0, prows - 1), src_c(0, pcols - 1), pad(0, 3);
-  const int rsrc = src_r(rng), csrc = src_c(rng);
-  const int lr = numroc_(&rows, &mb, &myrow, &rsrc, &prows);
-  const int lc = numroc_(&cols, &nb, &mycol, &csrc, &pcols);
-  // LLD is global in ScaLAPACK's checks only through each process's own rows: pad it per rank.
-  const int lld = std::max(1, lr) + pad(rng);
-  x.desc[0] = 1, x.desc[1] = ctxt, x.desc[2] = rows, x.desc[3] = cols, x.desc[4] = mb;
-  x.desc[5] = nb, x.desc[6] = rsrc, x.desc[7] = csrc, x.desc[8] = lld;
-  x.data.resize(std::size_t(lld) * std::size_t(std::max(1, lc)));
+  if (inb_type) {
+    const int d[11] = {2, ctxt, rows, cols, imb, inb, mb, nb, rsrc, csrc, lld};
+    std::memcpy(x.desc, d, sizeof d);
+  } else {
+    const int d[9] = {1, ctxt, rows, cols, mb, nb, rsrc, csrc, lld};
+    std::memcpy(x.desc, d, sizeof d);
+  }
+  x.data.assign(std::size_t(lld) * std::size_t(std::max(1, lc)), 0.0);
   std::uniform_real_distribution<double> u(-1, 1);
-  for (auto& v : x.data) v = u(rng);
+  for (auto& v : x.data) v = u(local);  // the padding
+  for (int j = 0; j < lc; ++j)
+    for (int i = 0; i < lr; ++i) {
+      const double gi = R.global(i, myrow), gj = Cl.global(j, mycol);
+      x.data[std::size_t(i + j * lld)] =
+          std::sin(0.61 * gi + 1.37 * gj + 2.1 * id) * std::cos(0.013 * gi * gj + 0.7 * id);
+    }
   return x;
 }
 
-// The local array in the case's precision; complex ones take their imaginary parts from the
-// reversed array, so that they are not all real.
+// The local array in the case's precision; complex ones take an imaginary part made from each
+// element's own value (so that replicated copies still agree).
 template <class T>
 std::vector<T> as(const std::vector<double>& v) {
   std::vector<T> out(v.size());
@@ -55,7 +102,7 @@ std::vector<T> as(const std::vector<double>& v) {
     if constexpr (std::is_floating_point_v<T>)
       out[e] = T(v[e]);
     else
-      out[e] = T(typename T::value_type(v[e]), typename T::value_type(v[v.size() - 1 - e]));
+      out[e] = T(typename T::value_type(v[e]), typename T::value_type(std::sin(3 * v[e] + 1)));
   }
   return out;
 }
@@ -109,27 +156,16 @@ int main(int argc, char** argv) {
                    t, ta, tb, m, n, k, gr, gc, col_major ? "col" : "row", ia, ja, ib, jb, ic, jc,
                    amb, anb, bmb, bnb, cmb, cnb, alpha, beta, std::string(1, type_name).c_str());
     if (myrow >= 0 && myrow < pr && mycol >= 0 && mycol < pc) {
-      std::mt19937 local(seed + unsigned(t) * 104729u + unsigned(me) * 31u);
       // The same descriptors everywhere: draw their sources from the global stream.
       std::mt19937 shared = global;
       const int ar = (ta == 'N' ? m : k) + ia - 1, acl = (ta == 'N' ? k : m) + ja - 1;
       const int br = (tb == 'N' ? k : n) + ib - 1, bcl = (tb == 'N' ? n : k) + jb - 1;
       const int cr = m + ic - 1, ccl = n + jc - 1;
+      std::mt19937 mine(seed + unsigned(t) * 104729u + unsigned(me) * 31u);
+      int id = 0;
       auto build = [&](int rows, int cols, int mb, int nb) {
-        std::mt19937 s = shared;
-        shared.discard(5);
-        Matrix x =
-            make(s, ctxt, std::max(rows, 1), std::max(cols, 1), pr, pc, myrow, mycol, mb, nb);
-        // Values differ by rank; descriptors (drawn above) agree but LLD, drawn per rank.
-        std::uniform_real_distribution<double> u(-1, 1);
-        for (auto& v : x.data) v = u(local);
-        std::uniform_int_distribution<int> pad(0, 3);
-        const int lr = numroc_(&x.desc[2], &x.desc[4], &myrow, &x.desc[6], &pr);
-        const int lc = numroc_(&x.desc[3], &x.desc[5], &mycol, &x.desc[7], &pc);
-        x.desc[8] = std::max(1, lr) + pad(local);
-        x.data.resize(std::size_t(x.desc[8]) * std::size_t(std::max(1, lc)));
-        for (auto& v : x.data) v = u(local);
-        return x;
+        return make(shared, mine, ctxt, ++id + t * 3, std::max(rows, 1), std::max(cols, 1), pr, pc,
+                    myrow, mycol, mb, nb);
       };
       Matrix A = build(ar, acl, amb, anb), B = build(br, bcl, bmb, bnb),
              C = build(cr, ccl, cmb, cnb);
