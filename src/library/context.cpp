@@ -66,15 +66,6 @@ Kokkos::View<Scalar**, Kokkos::LayoutLeft, Space> wrap(Scalar* data, std::int64_
   return Kokkos::subview(whole, std::make_pair(std::int64_t(0), rows), Kokkos::ALL);
 }
 
-// The tile of a call: about a twelfth of its largest edge, a power of two in [32, 512], so that
-// the partition has room to follow the speeds without making GEMMs too small to run at rate.
-std::int64_t tile_for(std::int64_t m, std::int64_t n, std::int64_t k) {
-  const std::int64_t target = std::max({m, n, k}) / 12;
-  std::int64_t t = 32;
-  while (t * 2 <= target && t < 512) t *= 2;
-  return t;
-}
-
 // A call shape's plan, and the times of its two trial calls when the context chooses between
 // the direct path and the partition by measuring both (see Impl::gemm).
 struct ShapeState {
@@ -426,6 +417,13 @@ const CallReport& Context::last_call() const { return impl_->last; }
 }  // namespace cuboid
 
 namespace cuboid {
+
+std::int64_t tile_for(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::int64_t target = std::max({m, n, k}) / 12;
+  std::int64_t t = 32;
+  while (t * 2 <= target && t < 512) t *= 2;
+  return t;
+}
 
 void require_supported_call(const GemmShape& shape, ScalarType type) {
   try {

@@ -17,6 +17,10 @@ namespace cuboid {
 // type) rather than the deck keys the pipeline names.
 void require_supported_call(const GemmShape& shape, ScalarType type);
 
+// The tile of a call: about a twelfth of its largest edge, a power of two in [32, 512], so that
+// the partition has room to follow the speeds without making GEMMs too small to run at rate.
+std::int64_t tile_for(std::int64_t m, std::int64_t n, std::int64_t k);
+
 struct ContextInternals {
   static std::mutex& mutex(Context& c);
   static CallReport& report(Context& c);

@@ -289,8 +289,7 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   } else if (layout.block >= 64 && layout.block <= 1024) {
     s.tile = layout.block;
   } else {
-    s.tile = 32;
-    while (s.tile * 2 <= std::max({m, n, k}) / 12 && s.tile < 512) s.tile *= 2;
+    s.tile = tile_for(m, n, k);
   }
   // Every rank needs a tile task: smaller tiles for small products, and where even tiles of one
   // element are fewer than the ranks, the ranks beyond them sit this product out.

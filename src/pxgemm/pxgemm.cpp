@@ -23,6 +23,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "deck/deck.hpp"
 #include "partition/strategy.hpp"
 #include "pxgemm/blacs.hpp"
@@ -57,15 +59,9 @@ Desc internal(const int* f) {
   return x;
 }
 
+// ScaLAPACK's NUMROC with a source process: the library's (source 0) on the rotated coordinate.
 std::int64_t numroc(std::int64_t n, std::int64_t nb, int p, int src, int procs) {
-  const std::int64_t dist = (procs + p - src) % procs, blocks = n / nb;
-  std::int64_t num = (blocks / procs) * nb;
-  const std::int64_t extra = blocks % procs;
-  if (dist < extra)
-    num += nb;
-  else if (dist == extra)
-    num += n % nb;
-  return num;
+  return local_extent(n, nb, (p - src + procs) % procs, procs);
 }
 
 // NUMROC for an axis whose first block is `first` long (PBLAS's IMB): the axis lengthened by what
@@ -87,8 +83,8 @@ Axis col_axis(const Desc& d, int offset, const GridInfo& g) {
 
 // PBLAS's check of one matrix operand (PB_Cchkmat): m x n at (ia, ja) (0-based) of descriptor
 // `d`, m at argument position mpos0, n at npos0, the descriptor at dpos0 (IA, JA just before).
-void check_matrix(int ctxt, int m, int mpos0, int n, int npos0, int ia, int ja, const Desc& d,
-                  int dpos0, int& info) {
+void check_matrix(int ctxt, const GridInfo& g, int m, int mpos0, int n, int npos0, int ia, int ja,
+                  const Desc& d, int dpos0, int& info) {
   if (info >= 0)
     info = kBigNum;
   else if (info < -kDescMult)
@@ -106,7 +102,6 @@ void check_matrix(int ctxt, int m, int mpos0, int n, int npos0, int ia, int ja, 
     else
       info = -info;
   };
-  const GridInfo g = grid_info(ctxt);
   if (m < 0) info = std::min(info, mpos);
   if (n < 0) info = std::min(info, npos);
   if (ia < 0) info = std::min(info, iapos);
@@ -254,20 +249,15 @@ Runtime& runtime() {
 
 char upper(const char* c) { return char(std::toupper(static_cast<unsigned char>(c[0]))); }
 
-std::string json_desc(const int* d) {
-  std::string s = "[";
-  for (int i = 0; i < 9; ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s + "]";
+// A descriptor as given: 9 entries for type 1, 11 for type 2.
+nlohmann::json json_desc(const int* d) {
+  return std::vector<int>(d, d + (d[0] == kBlockCyclicInb ? 11 : 9));
 }
 
-// Rank 0 of the grid appends one JSON line per call.
-void report(const Runtime& rt, MPI_Comm comm, const std::string& line) {
-  if (rt.report_path.empty()) return;
-  int me = 0;
-  MPI_Comm_rank(comm, &me);
-  if (me != 0) return;
-  std::ofstream f(rt.report_path, std::ios::app);
-  f << line << "\n";
+// One line of JSON appended to `path`.
+void append_line(const std::string& path, const nlohmann::json& j) {
+  std::ofstream f(path, std::ios::app);
+  f << j.dump() << "\n";
 }
 
 // The randomized check of one product in the layout it was computed in: with x of length n,
@@ -279,10 +269,10 @@ bool check_product(MPI_Comm comm, const Grid& grid, std::int64_t m, std::int64_t
                    const std::vector<Scalar>& C, std::string& why) {
   using Z = std::complex<double>;
   const int prow = grid.me / grid.cols, pcol = grid.me % grid.cols;
-  const std::int64_t lm = numroc(m, nb, prow, 0, grid.rows),
-                     lk_r = numroc(k, nb, prow, 0, grid.rows);
-  const std::int64_t ln = numroc(n, nb, pcol, 0, grid.cols),
-                     lk_c = numroc(k, nb, pcol, 0, grid.cols);
+  const std::int64_t lm = local_extent(m, nb, prow, grid.rows),
+                     lk_r = local_extent(k, nb, prow, grid.rows);
+  const std::int64_t ln = local_extent(n, nb, pcol, grid.cols),
+                     lk_c = local_extent(k, nb, pcol, grid.cols);
   std::vector<Z> x(static_cast<std::size_t>(n));
   std::mt19937_64 rng(20261126);
   std::uniform_real_distribution<double> u(0.5, 1.0);
@@ -400,14 +390,14 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
     else if (!notb && tb != 'T' && tb != 'C')
       info = -2;
     if (nota)
-      check_matrix(ctxt, m, 3, k, 5, ai, aj, Ad, 10, info);
+      check_matrix(ctxt, g, m, 3, k, 5, ai, aj, Ad, 10, info);
     else
-      check_matrix(ctxt, k, 5, m, 3, ai, aj, Ad, 10, info);
+      check_matrix(ctxt, g, k, 5, m, 3, ai, aj, Ad, 10, info);
     if (notb)
-      check_matrix(ctxt, k, 5, n, 4, bi, bj, Bd, 14, info);
+      check_matrix(ctxt, g, k, 5, n, 4, bi, bj, Bd, 14, info);
     else
-      check_matrix(ctxt, n, 4, k, 5, bi, bj, Bd, 14, info);
-    check_matrix(ctxt, m, 3, n, 4, ci, cj, Cd, 19, info);
+      check_matrix(ctxt, g, n, 4, k, 5, bi, bj, Bd, 14, info);
+    check_matrix(ctxt, g, m, 3, n, 4, ci, cj, Cd, 19, info);
   }
   if (info) {
     pblas_abort(ctxt, Traits<Scalar>::routine, info);
@@ -456,9 +446,11 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
     if (!rt->report_path.empty()) {
       int me = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &me);
-      std::ofstream f(rt->report_path + "." + std::to_string(me), std::ios::app);
-      f << "{\"routine\":\"" << Traits<Scalar>::lower << "\",\"m\":" << m << ",\"n\":" << n
-        << ",\"k\":" << k << ",\"fallback\":\"" << unsupported << "\"}\n";
+      append_line(rt->report_path + "." + std::to_string(me), {{"routine", Traits<Scalar>::lower},
+                                                               {"m", m},
+                                                               {"n", n},
+                                                               {"k", k},
+                                                               {"fallback", unsupported}});
     }
     return;
   }
@@ -500,8 +492,10 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
     } else {
       path = "redistributed";
       const std::int64_t t = layout.block;
-      const std::int64_t am = numroc(m, t, prow, 0, g.rows), ak = numroc(k, t, pcol, 0, g.cols);
-      const std::int64_t bk = numroc(k, t, prow, 0, g.rows), bn = numroc(n, t, pcol, 0, g.cols);
+      const std::int64_t am = local_extent(m, t, prow, g.rows),
+                         ak = local_extent(k, t, pcol, g.cols);
+      const std::int64_t bk = local_extent(k, t, prow, g.rows),
+                         bn = local_extent(n, t, pcol, g.cols);
       const std::int64_t cm = am, cn = bn;
       std::vector<Scalar> At(std::size_t(std::max<std::int64_t>(1, am * ak))),
           Bt(std::size_t(std::max<std::int64_t>(1, bk * bn))),
@@ -552,21 +546,31 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double mine[3] = {received, moved, seconds}, most[3] = {0, 0, 0};
     MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
-    std::ostringstream line;
-    line.precision(17);
-    std::string procs;
-    for (const auto& p : rt->context->processor_names())
-      procs += (procs.empty() ? "\"" : ",\"") + p + "\"";
-    line << "{\"routine\":\"" << Traits<Scalar>::lower << "\",\"m\":" << m << ",\"n\":" << n
-         << ",\"k\":" << k << ",\"trans_a\":\"" << ta << "\",\"trans_b\":\"" << tb << "\",\"ia\":["
-         << *IA << "," << *JA << "],\"ib\":[" << *IB << "," << *JB << "],\"ic\":[" << *IC << ","
-         << *JC << "],\"desc_a\":" << json_desc(desca) << ",\"desc_b\":" << json_desc(descb)
-         << ",\"desc_c\":" << json_desc(descc) << ",\"grid\":[" << g.rows << "," << g.cols
-         << "],\"processors\":[" << procs << "],\"path\":\"" << path << "\",\"rank_partition\":\""
-         << partition << "\",\"received_bytes_max\":" << most[0]
-         << ",\"redistributed_bytes_max\":" << most[1] << ",\"seconds\":" << most[2]
-         << ",\"checked\":" << (rt->check ? "true" : "false") << ",\"fallback\":null}";
-    report(*rt, comm, line.str());
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    // Rank 0 of the grid writes the call's line.
+    if (me == 0)
+      append_line(rt->report_path, {{"routine", Traits<Scalar>::lower},
+                                    {"m", m},
+                                    {"n", n},
+                                    {"k", k},
+                                    {"trans_a", std::string(1, ta)},
+                                    {"trans_b", std::string(1, tb)},
+                                    {"ia", {*IA, *JA}},
+                                    {"ib", {*IB, *JB}},
+                                    {"ic", {*IC, *JC}},
+                                    {"desc_a", json_desc(desca)},
+                                    {"desc_b", json_desc(descb)},
+                                    {"desc_c", json_desc(descc)},
+                                    {"grid", {g.rows, g.cols}},
+                                    {"processors", rt->context->processor_names()},
+                                    {"path", path},
+                                    {"rank_partition", partition},
+                                    {"received_bytes_max", most[0]},
+                                    {"redistributed_bytes_max", most[1]},
+                                    {"seconds", most[2]},
+                                    {"checked", rt->check},
+                                    {"fallback", nullptr}});
   }
 }
 
