@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 
 #include <cstdio>
-#include <map>
 #include <mutex>
 #include <vector>
 
@@ -36,14 +35,22 @@ std::mutex& cache_mutex() {
   static std::mutex m;
   return m;
 }
+// What a system communicator was last seen to hold: the process numbers of a grid and the
+// grid's communicator (owned by the cache below). Kept as an attribute of the system
+// communicator, not by its handle: BLACS may name a grid by the grid's own communicator, which
+// Cblacs_gridexit frees, and MPI hands the same handle to a later communicator with other
+// processes. An attribute goes with its communicator.
 struct Seen {
-  MPI_Comm system = MPI_COMM_NULL;
   std::vector<int> numbers;
   MPI_Comm comm = MPI_COMM_NULL;
 };
-std::map<int, Seen>& last_seen() {
-  static std::map<int, Seen> s;
-  return s;
+int& seen_keyval() {
+  static int keyval = MPI_KEYVAL_INVALID;
+  return keyval;
+}
+int forget_seen(MPI_Comm, int, void* value, void*) {
+  delete static_cast<Seen*>(value);
+  return MPI_SUCCESS;
 }
 
 // Grid communicators by their members (world ranks, row-major in the grid).
@@ -76,14 +83,22 @@ MPI_Comm grid_communicator(int ctxt, const GridInfo& g) {
   std::vector<int> numbers;
   for (int r = 0; r < g.rows; ++r)
     for (int c = 0; c < g.cols; ++c) numbers.push_back(pnum(ctxt, r, c));
-  // The last grid seen under this handle, from the same system communicator with the same
-  // process numbers, is the same grid: no group arithmetic on a repeated call.
+  // The grid seen last on this system communicator, with the same process numbers, is the same
+  // grid: no group arithmetic on a repeated call.
   std::lock_guard<std::mutex> lock(cache_mutex());
+  if (seen_keyval() == MPI_KEYVAL_INVALID)
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_seen, &seen_keyval(), nullptr);
   {
-    const auto it = last_seen().find(ctxt);
-    if (it != last_seen().end() && it->second.system == system && it->second.numbers == numbers)
-      return it->second.comm;
+    void* value = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(system, seen_keyval(), &value, &found);
+    if (found && static_cast<Seen*>(value)->numbers == numbers)
+      return static_cast<Seen*>(value)->comm;
   }
+  auto remember = [&](MPI_Comm comm) {
+    MPI_Comm_set_attr(system, seen_keyval(), new Seen{numbers, comm});
+    return comm;
+  };
   std::vector<int> members(numbers.size(), MPI_UNDEFINED);
   MPI_Group sys_group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
   MPI_Comm_group(system, &sys_group);
@@ -100,8 +115,7 @@ MPI_Comm grid_communicator(int ctxt, const GridInfo& g) {
   for (const auto& [key, comm] : cache())
     if (key == members) {
       MPI_Group_free(&world_group);
-      last_seen()[ctxt] = Seen{system, numbers, comm};
-      return comm;
+      return remember(comm);
     }
   MPI_Group grid = MPI_GROUP_NULL;
   MPI_Group_incl(world_group, int(members.size()), members.data(), &grid);
@@ -119,8 +133,7 @@ MPI_Comm grid_communicator(int ctxt, const GridInfo& g) {
                 std::to_string(me));
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   cache().push_back({members, comm});
-  last_seen()[ctxt] = Seen{system, numbers, comm};
-  return comm;
+  return remember(comm);
 }
 
 void pblas_abort(int ctxt, const char* routine, int info) {
@@ -140,7 +153,9 @@ void free_grid_communicators() {
   for (auto& [members, comm] : cache())
     if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   cache().clear();
-  last_seen().clear();
+  // Attributes still held by live communicators are deleted with them; a freed key is never
+  // looked up again.
+  if (!finalized && seen_keyval() != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&seen_keyval());
 }
 
 }  // namespace cuboid::pxgemm

@@ -6,6 +6,7 @@
 extern "C" {
 void Cblacs_get(int ctxt, int what, int* value);
 void Cblacs_gridinit(int* ctxt, const char* order, int rows, int cols);
+void Cblacs_gridmap(int* ctxt, int* usermap, int ldumap, int rows, int cols);
 void Cblacs_gridinfo(int ctxt, int* rows, int* cols, int* myrow, int* mycol);
 void Cblacs_gridexit(int ctxt);
 int numroc_(const int* n, const int* nb, const int* p, const int* src, const int* procs);
