@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -48,8 +49,26 @@ int& seen_keyval() {
   static int keyval = MPI_KEYVAL_INVALID;
   return keyval;
 }
+// Every Seen still attached somewhere, so that those on communicators BLACS never frees are
+// deleted when cuboid lets go of its grids. Its own lock: MPI deletes an attribute from inside
+// MPI_Comm_set_attr, where the cache's lock is held.
+std::mutex& seen_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<std::unique_ptr<Seen>>& seen_pool() {
+  static std::vector<std::unique_ptr<Seen>> pool;
+  return pool;
+}
 int forget_seen(MPI_Comm, int, void* value, void*) {
-  delete static_cast<Seen*>(value);
+  std::lock_guard<std::mutex> lock(seen_mutex());
+  auto& pool = seen_pool();
+  for (auto& p : pool)
+    if (p.get() == value) {
+      p = std::move(pool.back());
+      pool.pop_back();
+      break;
+    }
   return MPI_SUCCESS;
 }
 
@@ -96,7 +115,13 @@ MPI_Comm grid_communicator(int ctxt, const GridInfo& g) {
       return static_cast<Seen*>(value)->comm;
   }
   auto remember = [&](MPI_Comm comm) {
-    MPI_Comm_set_attr(system, seen_keyval(), new Seen{numbers, comm});
+    Seen* seen = nullptr;
+    {
+      std::lock_guard<std::mutex> pool_lock(seen_mutex());
+      seen_pool().push_back(std::make_unique<Seen>(Seen{numbers, comm}));
+      seen = seen_pool().back().get();
+    }
+    MPI_Comm_set_attr(system, seen_keyval(), seen);
     return comm;
   };
   std::vector<int> members(numbers.size(), MPI_UNDEFINED);
@@ -153,9 +178,11 @@ void free_grid_communicators() {
   for (auto& [members, comm] : cache())
     if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   cache().clear();
-  // Attributes still held by live communicators are deleted with them; a freed key is never
-  // looked up again.
+  // A freed key is never looked up again; what attributes still point to goes with the pool
+  // (their deletion later finds nothing to free).
   if (!finalized && seen_keyval() != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&seen_keyval());
+  std::lock_guard<std::mutex> pool_lock(seen_mutex());
+  seen_pool().clear();
 }
 
 }  // namespace cuboid::pxgemm
