@@ -92,6 +92,47 @@ void BM_OpenBLAS_dgemm(benchmark::State& state) {
   set_flops(state, s.n);
 }
 
+// The op pairs N/T/C x N/T/C, numbered 3 * op(A) + op(B) in the benchmarks' second argument.
+constexpr char kOps[3] = {'N', 'T', 'C'};
+
+void set_op_label(benchmark::State& state) {
+  const char pair[3] = {kOps[state.range(1) / 3], kOps[state.range(1) % 3], '\0'};
+  state.SetLabel(pair);
+}
+
+// OpenBLAS' dgemm with the same transposes: the peer of every op pair (square matrices, so A
+// and B are stored alike whatever the op).
+void BM_OpenBLAS_dgemm_ops(benchmark::State& state) {
+  Square s(state.range(0));
+  const int n = int(s.n);
+  const double one = 1, zero = 0;
+  const char ta = kOps[state.range(1) / 3], tb = kOps[state.range(1) % 3];
+  dgemm_(&ta, &tb, &n, &n, &n, &one, s.A.data(), &n, s.B.data(), &n, &zero, s.C.data(), &n);
+  for (auto _ : state) {
+    dgemm_(&ta, &tb, &n, &n, &n, &one, s.A.data(), &n, s.B.data(), &n, &zero, s.C.data(), &n);
+    benchmark::DoNotOptimize(s.C.data());
+  }
+  set_flops(state, s.n);
+  set_op_label(state);
+}
+
+void BM_Library_Host_ops(benchmark::State& state) {
+  Square s(state.range(0));
+  auto& context = host_context();
+  const auto oa = cuboid::Op(kOps[state.range(1) / 3]), ob = cuboid::Op(kOps[state.range(1) % 3]);
+  const auto call = [&] {
+    context.gemm(oa, ob, s.n, s.n, s.n, 1.0, s.A.data(), s.n, s.B.data(), s.n, 0.0, s.C.data(),
+                 s.n);
+  };
+  call();
+  for (auto _ : state) {
+    call();
+    benchmark::DoNotOptimize(s.C.data());
+  }
+  set_flops(state, s.n);
+  set_op_label(state);
+}
+
 void BM_Library_Host(benchmark::State& state) {
   Square s(state.range(0));
   auto& context = host_context();
@@ -210,6 +251,14 @@ BENCHMARK(BM_Library_C_Host)
     ->Arg(1024)
     ->Arg(3072)
     ->Unit(benchmark::kMicrosecond);
+// Every op pair at 3072: cuboid-bench-library --benchmark_filter=_ops --benchmark_repetitions=5
+//   --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true
+BENCHMARK(BM_OpenBLAS_dgemm_ops)
+    ->ArgsProduct({{3072}, {0, 1, 2, 3, 4, 5, 6, 7, 8}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Library_Host_ops)
+    ->ArgsProduct({{3072}, {0, 1, 2, 3, 4, 5, 6, 7, 8}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Crossover_Direct)
     ->RangeMultiplier(2)
     ->Range(128, 2048)

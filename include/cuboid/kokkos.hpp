@@ -16,11 +16,10 @@
 // return.
 //
 // Errors (exceptions, never aborts): KeyedError naming "A", "B" or "C" for extents that do not
-// make a product or strides BLAS cannot address; Unsupported naming "A" or "B" when a view's
-// layout differs from C's, so that it would be read transposed, and "op_a" or "op_b" for a
-// transpose asked for, where this version computes op = N only; Unsupported naming the view
-// that lies in another memory space than C (nothing is copied); KeyedError("processors") for
-// device views when the context has no processor with their memory.
+// make a product or strides BLAS cannot address; Unsupported naming the view that lies in
+// another memory space than C (nothing is copied); KeyedError("processors") for device views
+// when the context has no processor with their memory. A view laid out otherwise than C is read
+// as it lies, as the transposed operand (the library's op does it, nothing is copied).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>

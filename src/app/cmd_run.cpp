@@ -121,7 +121,10 @@ Matrices<Scalar> make_matrices(const deck::Problem& pr) {
     return exec::HostMatrix<Scalar>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
   };
-  Matrices<Scalar> x{uninitialised("cuboid::A", pr.m, pr.k), uninitialised("cuboid::B", pr.k, pr.n),
+  // As stored: a transposed A is k x m, a transposed B n x k.
+  const bool ta = pr.trans_a != Op::none, tb = pr.trans_b != Op::none;
+  Matrices<Scalar> x{uninitialised("cuboid::A", ta ? pr.k : pr.m, ta ? pr.m : pr.k),
+                     uninitialised("cuboid::B", tb ? pr.n : pr.k, tb ? pr.k : pr.n),
                      uninitialised("cuboid::C0", pr.m, pr.n),
                      uninitialised("cuboid::C", pr.m, pr.n)};
   exec::fill_random(x.A, pr.seed, exec::MatrixId::A);
@@ -206,7 +209,8 @@ template <class Scalar>
 void validate_into(report::RunRecord& rec, const Matrices<Scalar>& x, const deck::Problem& pr,
                    int processors) {
   std::cerr << "validate: reference gemm on the host ...\n";
-  const auto v = exec::validate(x.A, x.B, x.C0, x.C, Scalar(pr.alpha), Scalar(pr.beta), processors);
+  const auto v = exec::validate(x.A, x.B, x.C0, x.C, Scalar(pr.alpha), Scalar(pr.beta), processors,
+                                kokkos_ext::Ops{char(pr.trans_a), char(pr.trans_b)});
   rec.validation_performed = true;
   rec.validation_passed = v.passed;
   rec.validation_error = v.error;
@@ -225,7 +229,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const std::size_t elem = sizeof(Scalar);
   const double matrices = require_matrices_fit(d, elem);
   const auto specs = processors_of(d);
-  pipeline::Product product{pr.m, pr.n, pr.k, pr.tile, pr.beta == 0.0, pr.beta == 1.0};
+  pipeline::Product product{pr.m,           pr.n,           pr.k,       pr.tile,
+                            pr.beta == 0.0, pr.beta == 1.0, pr.trans_a, pr.trans_b};
   require_a_task_each(d, specs.size(), product.tiles());
 
   Stopwatch clock;

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -159,6 +160,20 @@ const std::map<std::string, Setter>& keys() {
       d.problem.precision = get_choice<Precision>(
           n, at, k, {{"double", Precision::float64}, {"float", Precision::float32}});
     };
+    // BLAS's letters, in either case.
+    for (const char* key : {"problem.trans_a", "problem.trans_b"})
+      t[key] = [](Deck& d, auto& n, auto& at, auto& k) {
+        const std::string v = get_string(n, at, k);
+        std::optional<Op> op;
+        const char c = v.size() == 1 ? char(std::toupper(static_cast<unsigned char>(v[0]))) : 0;
+        if (c == 'N' || c == 'T' || c == 'C') op = Op(c);
+        if (!op)
+          fail(at, k,
+               "\"" + clip(v) +
+                   "\" is not one of \"N\" (as stored), \"T\" (transposed), \"C\" (conjugate "
+                   "transposed)");
+        (k == "problem.trans_a" ? d.problem.trans_a : d.problem.trans_b) = *op;
+      };
     t["problem.alpha"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.problem.alpha = get_number(n, at, k);
     };

@@ -1,6 +1,8 @@
 #pragma once
 // An input deck: what to multiply, on which processors, partitioned how, run how often.
 // docs/decks.md documents every key; load_deck() rejects anything else with file:line:column.
+#include <cuboid/gemm.hpp>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,6 +22,9 @@ struct Problem {
   std::int64_t m = 1024, n = 1024, k = 1024;
   std::int64_t tile = 256;
   Precision precision = Precision::float64;
+  // op(A), op(B): C = alpha op(A) op(B) + beta C, op(A) m x k and op(B) k x n; a transposed A
+  // is generated and stored k x m, a transposed B n x k.
+  Op trans_a = Op::none, trans_b = Op::none;
   double alpha = 1.0, beta = 0.0;
   std::uint64_t seed = 2016;
   CInit c_init = CInit::random;

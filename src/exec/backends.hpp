@@ -13,7 +13,7 @@
 //   void sync(const Event&)            the host waits for the event
 //   void upload(Lane, dst, src, bytes)   staging -> processor memory, asynchronous
 //   void download(Lane, dst, src, bytes) processor memory -> staging, asynchronous
-//   void gemm(team, alpha, A, B, beta, C)  on the compute lane, asynchronous
+//   void gemm(team, ops, alpha, A, B, beta, C)  on the compute lane, asynchronous
 //   void begin_run(); void finish();   finish waits for every lane
 //   chunk_bytes (Backend)              size of the input staging chunks
 //   staging_in_own_memory (Backend)    whether staging counts against the memory budget
@@ -96,12 +96,12 @@ struct StagedHostBackend {
     }
     // `team`: how the step's owner cuts its GEMMs (gemm_team), kept wherever the step runs.
     template <class A, class B, class C>
-    void gemm(int team, typename C::const_value_type alpha, const A& a, const B& b,
-              typename C::const_value_type beta, const C& c) {
-      q_[lane_compute].submit([this, team, alpha, a, b, beta, c] {
+    void gemm(int team, kokkos_ext::Ops ops, typename C::const_value_type alpha, const A& a,
+              const B& b, typename C::const_value_type beta, const C& c) {
+      q_[lane_compute].submit([this, team, ops, alpha, a, b, beta, c] {
         const double t = now_seconds();
         stall_s_ += t - last_gemm_end_;
-        team_gemm(exec_space(), team, threads_, alpha, a, b, beta, c);
+        team_gemm(exec_space(), team, threads_, ops, alpha, a, b, beta, c);
         const double e = now_seconds();
         slow_down(spec_, e - t, e - run_start_);
         const double d = now_seconds();
@@ -251,10 +251,10 @@ struct DeviceBackendOn {
       copies_.push_back({a, record(l)});
     }
     template <class A, class B, class C>
-    void gemm(int team, typename C::const_value_type alpha, const A& a, const B& b,
-              typename C::const_value_type beta, const C& c) {
+    void gemm(int team, kokkos_ext::Ops ops, typename C::const_value_type alpha, const A& a,
+              const B& b, typename C::const_value_type beta, const C& c) {
       const Event s = record(lane_compute);
-      Runtime::gemm(inst_[lane_compute], team, alpha, a, b, beta, c);
+      Runtime::gemm(inst_[lane_compute], team, ops, alpha, a, b, beta, c);
       gemms_.push_back({s, record(lane_compute)});
     }
     // Runs `f` on the host once `e`, just recorded on lane `l`, has completed: at the first

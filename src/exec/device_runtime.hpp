@@ -52,9 +52,10 @@ struct VendorRuntime {
   }
   // `team` (how the step's owner cuts its GEMMs on the host) does not apply to the vendor BLAS.
   template <class A, class B, class C>
-  static void gemm(const Instance& stream, int /*team*/, typename C::const_value_type alpha,
-                   const A& a, const B& b, typename C::const_value_type beta, const C& c) {
-    platform::gemm(stream, alpha, a, b, beta, c);
+  static void gemm(const Instance& stream, int /*team*/, kokkos_ext::Ops ops,
+                   typename C::const_value_type alpha, const A& a, const B& b,
+                   typename C::const_value_type beta, const C& c) {
+    platform::gemm(stream, ops, alpha, a, b, beta, c);
   }
 
  private:

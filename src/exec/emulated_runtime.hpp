@@ -66,15 +66,16 @@ struct EmulatedRuntime {
   static void download(const Instance& stream, void* dst, const void* src, std::size_t bytes) {
     copy(stream, dst, src, bytes);
   }
-  // C = alpha A B + beta C on the stream's thread with the host BLAS, cut as `team` says
+  // C = alpha op(A) op(B) + beta C on the stream's thread with the host BLAS, cut as `team` says
   // (gemm_team), as the host and staged processors cut theirs: a stolen step gives the same
   // bits on any of them.
   template <class A, class B, class C>
-  static void gemm(const Instance& stream, int team, typename C::const_value_type alpha, const A& a,
-                   const B& b, typename C::const_value_type beta, const C& c) {
+  static void gemm(const Instance& stream, int team, kokkos_ext::Ops ops,
+                   typename C::const_value_type alpha, const A& a, const B& b,
+                   typename C::const_value_type beta, const C& c) {
     const int threads = stream_threads(stream);
-    submit(stream, [team, threads, alpha, a, b, beta, c] {
-      team_gemm(exec_space(), team, threads, alpha, a, b, beta, c);
+    submit(stream, [team, threads, ops, alpha, a, b, beta, c] {
+      team_gemm(exec_space(), team, threads, ops, alpha, a, b, beta, c);
     });
   }
 

@@ -82,17 +82,21 @@ double Engine<Scalar>::reserved_bytes() const {
 template <class Scalar>
 RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
                               const HostMatrix<Scalar>& B, const HostMatrix<Scalar>& C,
-                              Scalar alpha, Scalar beta, const std::function<bool()>& poll) {
+                              Scalar alpha, Scalar beta, const std::function<bool()>& poll,
+                              kokkos_ext::Ops ops) {
   using host = Kokkos::DefaultHostExecutionSpace;
   using rank2 = Kokkos::MDRangePolicy<host, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
-  if (std::int64_t(C.extent(0)) != plan.m || std::int64_t(C.extent(1)) != plan.n ||
-      std::int64_t(A.extent(0)) != plan.m || std::int64_t(A.extent(1)) != plan.k ||
-      std::int64_t(B.extent(0)) != plan.k || std::int64_t(B.extent(1)) != plan.n)
+  auto stored = [](const HostMatrix<Scalar>& X, std::int64_t rows, std::int64_t cols, char op) {
+    return op == 'N' ? std::int64_t(X.extent(0)) == rows && std::int64_t(X.extent(1)) == cols
+                     : std::int64_t(X.extent(0)) == cols && std::int64_t(X.extent(1)) == rows;
+  };
+  if (!stored(C, plan.m, plan.n, 'N') || !stored(A, plan.m, plan.k, ops.a) ||
+      !stored(B, plan.k, plan.n, ops.b))
     throw std::invalid_argument("engine: plan and matrices disagree");
   reserve(plan);  // nothing to do when the plan was reserved before
 
   // Partial i of this plan is buffer i seen at its rectangle's size.
-  ctx_.A = A, ctx_.B = B, ctx_.C = C, ctx_.alpha = alpha, ctx_.beta = beta;
+  ctx_.A = A, ctx_.B = B, ctx_.C = C, ctx_.alpha = alpha, ctx_.beta = beta, ctx_.ops = ops;
   ctx_.partials.resize(plan.partials.size());
   ctx_.partial_rects.resize(plan.partials.size());
   for (std::size_t b = 0; b < plan.partials.size(); ++b) {

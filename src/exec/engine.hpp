@@ -35,15 +35,16 @@ class Engine {
   // every plan before the first timed run; buffers are sized for the largest needs over the
   // plans reserved (a plan's partial i uses buffer i, viewed at its rectangle's size).
   void reserve(const Plan& plan);
-  // C <- alpha*A*B + beta*C with `plan` (one ProcessorPlan per worker, in order); A, B, C are the
-  // whole host matrices of the plan's problem. A plan not reserved first is reserved here.
+  // C <- alpha*op(A)*op(B) + beta*C with `plan` (one ProcessorPlan per worker, in order); A, B, C
+  // are the whole host matrices of the plan's problem as stored (A k x m where ops.a transposes,
+  // B n x k where ops.b does). A plan not reserved first is reserved here.
   // `poll`, when given, is called repeatedly on the calling thread while the workers compute
   // (about every 100 us, e.g. to progress MPI) until it returns false (nothing left to
   // progress: the thread then only waits, and wakes no core the GEMMs use); what it throws is
   // rethrown once every worker has stopped.
   RunResult run(const Plan& plan, const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
                 const HostMatrix<Scalar>& C, Scalar alpha, Scalar beta,
-                const std::function<bool()>& poll = {});
+                const std::function<bool()>& poll = {}, kokkos_ext::Ops ops = {});
   // Bytes of the buffers held (workers' and partial buffers), for memory reports.
   double reserved_bytes() const;
   // Engines (each a set of workers and threads) this process has created: a distributed run

@@ -25,8 +25,10 @@ class HostWorker final : public Worker<Scalar> {
       const auto rows = std::make_pair(step.c.i0, step.c.i1);
       const auto cols = std::make_pair(step.c.j0, step.c.j1);
       const auto inner = std::make_pair(step.l0, step.l1);
-      auto a = Kokkos::subview(ctx.A, rows, inner);
-      auto b = Kokkos::subview(ctx.B, inner, cols);
+      auto a = ctx.ops.a == 'N' ? Kokkos::subview(ctx.A, rows, inner)
+                                : Kokkos::subview(ctx.A, inner, rows);
+      auto b = ctx.ops.b == 'N' ? Kokkos::subview(ctx.B, inner, cols)
+                                : Kokkos::subview(ctx.B, cols, inner);
       const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
                           : step.beta == BetaUse::zero ? Scalar(0)
                                                        : ctx.beta;
@@ -34,13 +36,13 @@ class HostWorker final : public Worker<Scalar> {
           ctx.teams.empty() ? gemm_team(this->spec_) : ctx.teams[std::size_t(ref.owner)];
       const double t = now_seconds();
       if (step.dest < 0) {
-        gemm(exec, team, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));
+        gemm(exec, team, ctx.ops, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));
       } else {
         const Rect& r = ctx.partial_rects[std::size_t(step.dest)];
         auto c = Kokkos::subview(ctx.partials[std::size_t(step.dest)],
                                  std::make_pair(step.c.i0 - r.i0, step.c.i1 - r.i0),
                                  std::make_pair(step.c.j0 - r.j0, step.c.j1 - r.j0));
-        gemm(exec, team, ctx.alpha, a, b, beta, c);
+        gemm(exec, team, ctx.ops, ctx.alpha, a, b, beta, c);
       }
       exec.fence();
       const double e = now_seconds();
@@ -66,9 +68,9 @@ class HostWorker final : public Worker<Scalar> {
 
  private:
   template <class A, class B, class C>
-  void gemm(const space& exec, int team, Scalar alpha, const A& a, const B& b, Scalar beta,
-            const C& c) {
-    team_gemm(exec, team, this->spec_.threads, alpha, a, b, beta, c);
+  void gemm(const space& exec, int team, kokkos_ext::Ops ops, Scalar alpha, const A& a, const B& b,
+            Scalar beta, const C& c) {
+    team_gemm(exec, team, this->spec_.threads, ops, alpha, a, b, beta, c);
   }
 };
 

@@ -68,7 +68,7 @@ class StagedWorker final : public Worker<Scalar> {
       a = std::max(a, s.c.rows() * s.depth());
       b = std::max(b, s.depth() * s.c.cols());
       c = std::max(c, s.c.rows() * s.c.cols());
-      column = std::max({column, s.c.rows(), s.depth()});
+      column = std::max({column, s.c.rows(), s.depth(), s.c.cols()});  // any op's panels
       upload = std::max({upload, s.c.rows() * s.depth(), s.depth() * s.c.cols(), c});
     }
     // Chunks hold at least one column, and need not be larger than the largest upload.
@@ -136,12 +136,16 @@ class StagedWorker final : public Worker<Scalar> {
                           : step.beta == BetaUse::zero ? Scalar(0)
                                                        : ctx.beta;
       Panels &pa = panels_[0], &pb = panels_[1];
-      const ConstBlock a(pa.buf[pa.last].data(), step.c.rows(), step.depth());
-      const ConstBlock b(pb.buf[pb.last].data(), step.depth(), step.c.cols());
+      // The panels as stored: a transposed A arrives depth x rows, a transposed B cols x depth.
+      const bool ta = ctx.ops.a != 'N', tb = ctx.ops.b != 'N';
+      const ConstBlock a(pa.buf[pa.last].data(), ta ? step.depth() : step.c.rows(),
+                         ta ? step.c.rows() : step.depth());
+      const ConstBlock b(pb.buf[pb.last].data(), tb ? step.c.cols() : step.depth(),
+                         tb ? step.depth() : step.c.cols());
       const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
       const int team =
           ctx.teams.empty() ? gemm_team(this->spec_) : ctx.teams[std::size_t(cur.owner)];
-      queues_.gemm(team, ctx.alpha, a, b, beta, c);
+      queues_.gemm(team, ctx.ops, ctx.alpha, a, b, beta, c);
       const Event done = queues_.record(lane_compute);
       pa.read[pa.last] = pb.read[pb.last] = done;
       queues_.then(lane_compute, done, [&source, f = step.flops()] { source.done(f); });
@@ -345,8 +349,14 @@ class StagedWorker final : public Worker<Scalar> {
                     WorkerStats& st) {
     const Step& step = *ref.step;
     const double before = st.h2d_bytes;
-    place(panels_[0], ctx.A, step.c.i0, step.c.i1, step.l0, step.l1, st);
-    place(panels_[1], ctx.B, step.l0, step.l1, step.c.j0, step.c.j1, st);
+    if (ctx.ops.a == 'N')
+      place(panels_[0], ctx.A, step.c.i0, step.c.i1, step.l0, step.l1, st);
+    else
+      place(panels_[0], ctx.A, step.l0, step.l1, step.c.i0, step.c.i1, st);
+    if (ctx.ops.b == 'N')
+      place(panels_[1], ctx.B, step.l0, step.l1, step.c.j0, step.c.j1, st);
+    else
+      place(panels_[1], ctx.B, step.c.j0, step.c.j1, step.l0, step.l1, st);
     if (step.c_in) {
       // The old C may be a block drained earlier and not yet unpacked.
       for (int p = 0; p < 2; ++p)

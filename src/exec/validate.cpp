@@ -45,9 +45,10 @@ template <class Scalar>
 Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
                                  const HostMatrix<Scalar>& C0, const HostMatrix<Scalar>& C,
                                  const HostMatrix<Scalar>& ref, Scalar alpha, Scalar beta,
-                                 int extra_additions) {
+                                 int extra_additions, kokkos_ext::Ops ops) {
+  const bool ta = ops.a != 'N', tb = ops.b != 'N';
   const std::int64_t m = std::int64_t(C.extent(0)), n = std::int64_t(C.extent(1)),
-                     k = std::int64_t(A.extent(1));
+                     k = std::int64_t(ta ? A.extent(0) : A.extent(1));
   Validation v;
   v.performed = true;
   v.method =
@@ -72,7 +73,9 @@ Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<S
     auto Bb = Kokkos::subview(Babs, Kokkos::ALL, std::make_pair(std::int64_t(0), j1 - j0));
     Kokkos::parallel_for(
         "cuboid::exec::abs_B", rank2({0, 0}, {k, j1 - j0}),
-        KOKKOS_LAMBDA(std::int64_t l, std::int64_t j) { Bb(l, j) = std::abs(B(l, j0 + j)); });
+        KOKKOS_LAMBDA(std::int64_t l, std::int64_t j) {
+          Bb(l, j) = std::abs(tb ? B(j0 + j, l) : B(l, j0 + j));
+        });
     for (std::int64_t i0 = 0; i0 < m; i0 += bm) {
       const std::int64_t i1 = std::min(m, i0 + bm);
       auto Ab = Kokkos::subview(Aabs, std::make_pair(std::int64_t(0), i1 - i0), Kokkos::ALL);
@@ -80,7 +83,9 @@ Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<S
                                 std::make_pair(std::int64_t(0), j1 - j0));
       Kokkos::parallel_for(
           "cuboid::exec::abs_A", rank2({0, 0}, {i1 - i0, k}),
-          KOKKOS_LAMBDA(std::int64_t i, std::int64_t l) { Ab(i, l) = std::abs(A(i0 + i, l)); });
+          KOKKOS_LAMBDA(std::int64_t i, std::int64_t l) {
+            Ab(i, l) = std::abs(ta ? A(l, i0 + i) : A(i0 + i, l));
+          });
       host().fence();
       kokkos_ext::gemm(host(), Scalar(1), Ab, Bb, Scalar(0), Wb);
       host().fence();
@@ -137,7 +142,7 @@ Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<S
 template <class Scalar>
 Validation validate(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
                     const HostMatrix<Scalar>& C0, const HostMatrix<Scalar>& C, Scalar alpha,
-                    Scalar beta, int extra_additions) {
+                    Scalar beta, int extra_additions, kokkos_ext::Ops ops) {
   kokkos_ext::ScopedRegion region("cuboid::exec::validate");
   HostMatrix<Scalar> ref(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::C_reference"), C.extent(0),
@@ -146,18 +151,18 @@ Validation validate(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
     Kokkos::deep_copy(ref, Scalar(0));  // the old C may hold NaN; beta = 0 ignores it
   else
     Kokkos::deep_copy(ref, C0);
-  kokkos_ext::gemm(host(), alpha, A, B, beta, ref);
+  kokkos_ext::gemm(host(), ops, alpha, A, B, beta, ref);
   host().fence();
-  return compare_componentwise(A, B, C0, C, ref, alpha, beta, extra_additions);
+  return compare_componentwise(A, B, C0, C, ref, alpha, beta, extra_additions, ops);
 }
 
-#define CUBOID_VALIDATE(Scalar)                                                              \
-  template Validation validate<Scalar>(const HostMatrix<Scalar>&, const HostMatrix<Scalar>&, \
-                                       const HostMatrix<Scalar>&, const HostMatrix<Scalar>&, \
-                                       Scalar, Scalar, int);                                 \
-  template Validation compare_componentwise<Scalar>(                                         \
-      const HostMatrix<Scalar>&, const HostMatrix<Scalar>&, const HostMatrix<Scalar>&,       \
-      const HostMatrix<Scalar>&, const HostMatrix<Scalar>&, Scalar, Scalar, int);            \
+#define CUBOID_VALIDATE(Scalar)                                                                    \
+  template Validation validate<Scalar>(const HostMatrix<Scalar>&, const HostMatrix<Scalar>&,       \
+                                       const HostMatrix<Scalar>&, const HostMatrix<Scalar>&,       \
+                                       Scalar, Scalar, int, kokkos_ext::Ops);                      \
+  template Validation compare_componentwise<Scalar>(                                               \
+      const HostMatrix<Scalar>&, const HostMatrix<Scalar>&, const HostMatrix<Scalar>&,             \
+      const HostMatrix<Scalar>&, const HostMatrix<Scalar>&, Scalar, Scalar, int, kokkos_ext::Ops); \
   template double frobenius_norm<Scalar>(const HostMatrix<Scalar>&);
 CUBOID_VALIDATE(double)
 CUBOID_VALIDATE(float)

@@ -38,6 +38,7 @@
 #include <string>
 
 #include "exec/matrices.hpp"
+#include "kokkos_ext/compat.hpp"
 
 namespace cuboid::exec {
 
@@ -61,11 +62,12 @@ inline constexpr std::int64_t kValidationBlock = 1024;
 double validation_bytes(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t element_bytes);
 
 // Reference GEMM, then compare(). `extra_additions` is r above (the number of processors bounds
-// the partial buffers added into any element).
+// the partial buffers added into any element). A and B as stored: `ops` says how the product
+// reads them (W is then |op(A)||op(B)|).
 template <class Scalar>
 Validation validate(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
                     const HostMatrix<Scalar>& C0, const HostMatrix<Scalar>& C, Scalar alpha,
-                    Scalar beta, int extra_additions);
+                    Scalar beta, int extra_additions, kokkos_ext::Ops ops = {});
 
 // The componentwise comparison of C with a reference computed as alpha A B + beta C0 (by one
 // GEMM on the host), given that reference: what validate() does after its GEMM, and what the
@@ -74,7 +76,7 @@ template <class Scalar>
 Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
                                  const HostMatrix<Scalar>& C0, const HostMatrix<Scalar>& C,
                                  const HostMatrix<Scalar>& reference, Scalar alpha, Scalar beta,
-                                 int extra_additions);
+                                 int extra_additions, kokkos_ext::Ops ops = {});
 
 // The factor of (|alpha| W + |beta| |C0|) in the bound above, and its absolute term, for a
 // product of depth k with r extra additions in a scalar of unit roundoff u (exposed for the

@@ -43,7 +43,10 @@ struct WorkerStats {
 
 template <class Scalar>
 struct RunContext {
+  // As stored: A is k x m where ops.a transposes, B n x k where ops.b does. Steps are cut in
+  // op(A) op(B); a worker reads the stored block under each and lets the GEMM apply the op.
   HostMatrix<Scalar> A, B, C;
+  kokkos_ext::Ops ops;
   std::vector<HostMatrix<Scalar>> partials;  // one per Plan::partials entry
   std::vector<Rect> partial_rects;           // where each partial buffer sits in C
   Scalar alpha{1}, beta{0};
@@ -120,30 +123,35 @@ int gemm_team(const platform::ProcessorSpec& spec);
 // platform.slowdown, a processor slowed during the run as if by another job.
 void slow_down(const platform::ProcessorSpec& spec, double seconds, double since_start);
 
-// C = alpha*A*B + beta*C on a host space as an OpenMP team of single-threaded BLAS calls, one
-// per block of a near-square grid of `blocks` blocks over C, run by `threads` threads. OpenBLAS's
-// OpenMP build serves one multi-threaded call at a time: a second processor calling at once
-// spins until the first is done (bench/exec/blas_concurrency.cpp measures it). A call made inside
-// a parallel region runs single-threaded and needs no such slot, so host-side processors sharing
-// the cores overlap. The grid depends on `blocks` only: a step stolen by a processor with another
-// thread count makes the same calls. blocks == 0: one call with the caller's threads.
+// C = alpha*op(A)*op(B) + beta*C on a host space as an OpenMP team of single-threaded BLAS calls,
+// one per block of a near-square grid of `blocks` blocks over C, run by `threads` threads.
+// OpenBLAS's OpenMP build serves one multi-threaded call at a time: a second processor calling at
+// once spins until the first is done (bench/exec/blas_concurrency.cpp measures it). A call made
+// inside a parallel region runs single-threaded and needs no such slot, so host-side processors
+// sharing the cores overlap. The grid depends on `blocks` only: a step stolen by a processor with
+// another thread count makes the same calls. blocks == 0: one call with the caller's threads.
 template <class Space, class AView, class BView, class CView>
-void team_gemm(const Space& space, int blocks, int threads, typename CView::const_value_type alpha,
-               const AView& A, const BView& B, typename CView::const_value_type beta,
-               const CView& C) {
+void team_gemm(const Space& space, int blocks, int threads, kokkos_ext::Ops ops,
+               typename CView::const_value_type alpha, const AView& A, const BView& B,
+               typename CView::const_value_type beta, const CView& C) {
   const std::int64_t m = std::int64_t(C.extent(0)), n = std::int64_t(C.extent(1));
+  const std::int64_t depth = std::int64_t(ops.a == 'N' ? A.extent(1) : A.extent(0));
   int pr = 1;
   for (int d = 1; d * d <= blocks; ++d)
     if (blocks % d == 0) pr = d;
   const int pc = blocks > 0 ? blocks / pr : 1;
-  if (blocks <= 1 || A.extent(1) == 0 || m < pr || n < pc) {
+  if (blocks <= 1 || depth == 0 || m < pr || n < pc) {
     // One call: single-threaded where the owner made it so, whatever the caller's threads.
     const bool single = blocks == 1 && threads > 1;
     if (single) set_thread_count(1);
-    kokkos_ext::gemm(space, alpha, A, B, beta, C);
+    kokkos_ext::gemm(space, ops, alpha, A, B, beta, C);
     if (single) set_thread_count(threads);
     return;
   }
+  // The rows of op(A) are columns of A as stored when it is transposed; likewise for B.
+  auto run = [&](const auto& a, const auto& b, const auto& c) {
+    kokkos_ext::gemm(space, ops, alpha, a, b, beta, c);
+  };
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(std::max(1, std::min(threads, blocks))) schedule(static, 1)
 #endif
@@ -151,9 +159,24 @@ void team_gemm(const Space& space, int blocks, int threads, typename CView::cons
     const int r = t % pr, c = t / pr;
     const auto rows = std::make_pair(m * r / pr, m * (r + 1) / pr);
     const auto cols = std::make_pair(n * c / pc, n * (c + 1) / pc);
-    kokkos_ext::gemm(space, alpha, Kokkos::subview(A, rows, Kokkos::ALL),
-                     Kokkos::subview(B, Kokkos::ALL, cols), beta, Kokkos::subview(C, rows, cols));
+    const auto cb = Kokkos::subview(C, rows, cols);
+    const bool ta = ops.a != 'N', tb = ops.b != 'N';
+    if (!ta && !tb)
+      run(Kokkos::subview(A, rows, Kokkos::ALL), Kokkos::subview(B, Kokkos::ALL, cols), cb);
+    else if (!ta)
+      run(Kokkos::subview(A, rows, Kokkos::ALL), Kokkos::subview(B, cols, Kokkos::ALL), cb);
+    else if (!tb)
+      run(Kokkos::subview(A, Kokkos::ALL, rows), Kokkos::subview(B, Kokkos::ALL, cols), cb);
+    else
+      run(Kokkos::subview(A, Kokkos::ALL, rows), Kokkos::subview(B, cols, Kokkos::ALL), cb);
   }
+}
+
+template <class Space, class AView, class BView, class CView>
+void team_gemm(const Space& space, int blocks, int threads, typename CView::const_value_type alpha,
+               const AView& A, const BView& B, typename CView::const_value_type beta,
+               const CView& C) {
+  team_gemm(space, blocks, threads, kokkos_ext::Ops{}, alpha, A, B, beta, C);
 }
 
 // The same with one block per thread: what a processor does with its own steps.

@@ -60,13 +60,20 @@ constexpr bool blas_scalar =
     std::is_same_v<T, double> || std::is_same_v<T, float> ||
     std::is_same_v<T, Kokkos::complex<double>> || std::is_same_v<T, Kokkos::complex<float>>;
 
-// C = alpha * A * B + beta * C on `space`. Kokkos Kernels before 3.6 has no space argument; it
-// then runs on the views' default instance, which is why callers fence the space they pass (on
-// a GPU that is not enough: platform::gemm points the BLAS handle at the space's stream first).
-// Kokkos Kernels 3.6-4.0 take only the C view's execution space: a call on another space waits
-// for `space`, runs on the C view's space and waits for it.
+// op(A) and op(B) of a GEMM as BLAS spells them: 'N', 'T' or 'C' (the conjugate transpose, the
+// transpose for real scalars). A view handed with op 'T' or 'C' is the matrix as stored.
+struct Ops {
+  char a = 'N', b = 'N';
+  bool operator==(const Ops& o) const { return a == o.a && b == o.b; }
+};
+
+// C = alpha * op(A) * op(B) + beta * C on `space`. Kokkos Kernels before 3.6 has no space
+// argument; it then runs on the views' default instance, which is why callers fence the space
+// they pass (on a GPU that is not enough: platform::gemm points the BLAS handle at the space's
+// stream first). Kokkos Kernels 3.6-4.0 take only the C view's execution space: a call on
+// another space waits for `space`, runs on the C view's space and waits for it.
 template <class ExecSpace, class AView, class BView, class CView>
-void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const AView& A,
+void gemm(const ExecSpace& space, Ops ops, typename CView::const_value_type alpha, const AView& A,
           const BView& B, typename CView::const_value_type beta, const CView& C) {
 #if CUBOID_REQUIRE_VENDOR_GEMM
   using Scalar = typename CView::non_const_value_type;
@@ -79,20 +86,27 @@ void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const 
                   "-DCUBOID_REQUIRE_VENDOR_GEMM=OFF only to measure the slow path).");
   }
 #endif
+  const char ta[2] = {ops.a, '\0'}, tb[2] = {ops.b, '\0'};
 #if CUBOID_HAVE_GEMM_WITH_SPACE
   if constexpr (std::is_same_v<ExecSpace, typename CView::execution_space> ||
                 CUBOID_HAVE_GEMM_TPL_TRAIT_WITH_SPACE) {
-    KokkosBlas::gemm(space, "N", "N", alpha, A, B, beta, C);
+    KokkosBlas::gemm(space, ta, tb, alpha, A, B, beta, C);
   } else {
     using CSpace = typename CView::execution_space;
     space.fence();
-    KokkosBlas::gemm(CSpace(), "N", "N", alpha, A, B, beta, C);
+    KokkosBlas::gemm(CSpace(), ta, tb, alpha, A, B, beta, C);
     CSpace().fence();
   }
 #else
   (void)space;
-  KokkosBlas::gemm("N", "N", alpha, A, B, beta, C);
+  KokkosBlas::gemm(ta, tb, alpha, A, B, beta, C);
 #endif
+}
+
+template <class ExecSpace, class AView, class BView, class CView>
+void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const AView& A,
+          const BView& B, typename CView::const_value_type beta, const CView& C) {
+  gemm(space, Ops{}, alpha, A, B, beta, C);
 }
 
 // Asynchronous deep copy ordered on `space` where Kokkos offers it (3.x and later all do; the

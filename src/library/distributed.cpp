@@ -254,6 +254,12 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
     if (reads_ab && L.a_rows * L.a_cols > 0 && !A) throw KeyedError("A", "A is a null pointer");
     if (reads_ab && L.b_rows * L.b_cols > 0 && !B) throw KeyedError("B", "B is a null pointer");
     if (reads_ab) require_supported_call(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
+    // The ranks' exchange moves blocks of op(A) and op(B) as stored untransposed.
+    for (const auto& [op, name] : {std::pair{op_a, "op_a"}, std::pair{op_b, "op_b"}})
+      if (reads_ab && op != Op::none)
+        throw Unsupported(name, std::string(name) + " = " + std::string(to_string(op)) +
+                                    ": the distributed call computes untransposed operands "
+                                    "only yet (the single-process call takes every op)");
   } catch (const KeyedError& e) {
     bad_key = e.key.empty() ? "layout" : e.key, message = e.what();
     unsupported = dynamic_cast<const Unsupported*>(&e) != nullptr;

@@ -71,12 +71,6 @@ void require_supported(const GemmShape& shape, ScalarType type) {
   if (type != ScalarType::float32 && type != ScalarType::float64)
     throw Unsupported("problem.precision", "the scalar type " + std::string(to_string(type)) +
                                                " is not supported yet (float and double are)");
-  if (shape.op_a != Op::none)
-    throw Unsupported("problem.trans_a",
-                      "op(A) = " + std::string(to_string(shape.op_a)) + " is not supported yet");
-  if (shape.op_b != Op::none)
-    throw Unsupported("problem.trans_b",
-                      "op(B) = " + std::string(to_string(shape.op_b)) + " is not supported yet");
   if (shape.m < 0 || shape.n < 0 || shape.k < 0)
     throw std::invalid_argument("m, n and k must not be negative");
 }
@@ -227,7 +221,8 @@ exec::RunResult LocalMultiply<Scalar>::multiply(const LocalPlan& plan,
     throw std::invalid_argument("local multiply: the matrices' extents do not match the plan's " +
                                 std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
                                 std::to_string(p.k) + " product");
-  return engine_.run(plan.steps, A, B, C, alpha, beta, poll);
+  return engine_.run(plan.steps, A, B, C, alpha, beta, poll,
+                     kokkos_ext::Ops{char(p.op_a), char(p.op_b)});
 }
 
 template <class Scalar>

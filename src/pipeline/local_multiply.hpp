@@ -47,7 +47,8 @@ struct LocalOptions {
 
 // One product of the local multiply: C (m x n) <- alpha op(A) op(B) + beta C, op(A) m x k and
 // op(B) k x n, cut into tiles of `tile`. The beta flags let the plan skip scaling (one) or
-// reading (zero) C. Only Op::none is computed yet: plan() refuses the others.
+// reading (zero) C. The partition and plan are those of op(A) op(B) whatever the ops: only
+// which stored block a step reads changes.
 struct Product {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
   bool beta_is_zero = false, beta_is_one = false;
@@ -131,8 +132,8 @@ class LocalMultiply {
 exec::PlanOptions plan_options_for(const std::vector<platform::ProcessorSpec>& processors,
                                    std::size_t element_bytes, double budget_mib);
 
-// Refuses what the local multiply cannot compute yet (transposes, complex scalars), as
-// Unsupported naming the setting: kept in the signatures so that adding them changes no caller.
+// Refuses what the local multiply cannot compute yet (complex scalars), as Unsupported naming
+// the setting: kept in the signatures so that adding them changes no caller.
 // Leading dimensions are the views' own (a padded LayoutLeft view is a sub-matrix).
 void require_supported(const GemmShape& shape, ScalarType type);
 

@@ -12,22 +12,28 @@
 namespace cuboid::platform {
 
 template <class ExecSpace, class AView, class BView, class CView>
-void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const AView& A,
-          const BView& B, typename CView::const_value_type beta, const CView& C) {
+void gemm(const ExecSpace& space, kokkos_ext::Ops ops, typename CView::const_value_type alpha,
+          const AView& A, const BView& B, typename CView::const_value_type beta, const CView& C) {
 #if CUBOID_DEVICE_BACKEND
   if constexpr (std::is_same_v<ExecSpace, DeviceExecSpace>) {
     make_current(space);
 #if !CUBOID_HAVE_GEMM_WITH_SPACE
     if (!bind_blas_stream(space)) {
       space.fence();  // work queued on `space` comes first
-      kokkos_ext::gemm(DeviceExecSpace(), alpha, A, B, beta, C);
+      kokkos_ext::gemm(DeviceExecSpace(), ops, alpha, A, B, beta, C);
       DeviceExecSpace().fence();
       return;
     }
 #endif
   }
 #endif
-  kokkos_ext::gemm(space, alpha, A, B, beta, C);
+  kokkos_ext::gemm(space, ops, alpha, A, B, beta, C);
+}
+
+template <class ExecSpace, class AView, class BView, class CView>
+void gemm(const ExecSpace& space, typename CView::const_value_type alpha, const AView& A,
+          const BView& B, typename CView::const_value_type beta, const CView& C) {
+  platform::gemm(space, kokkos_ext::Ops{}, alpha, A, B, beta, C);
 }
 
 // C <- beta C on `space`, asynchronous; beta = 0 writes zeros without reading C, as BLAS does.

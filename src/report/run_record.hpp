@@ -74,6 +74,7 @@ struct RunRecord {
   std::string deck_sha256;     // of deck_effective
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
   std::string precision;
+  std::string trans_a = "N", trans_b = "N";  // op(A), op(B) as BLAS spells them
   double alpha = 1, beta = 0;
   std::uint64_t seed = 0;
   std::string c_init;

@@ -44,6 +44,7 @@ void describe_deck(RunRecord& rec, const deck::Deck& d) {
   rec.deck_sha256 = sha256_hex(rec.deck_effective);
   rec.m = pr.m, rec.n = pr.n, rec.k = pr.k, rec.tile = pr.tile;
   rec.precision = deck::to_string(pr.precision);
+  rec.trans_a = std::string(1, char(pr.trans_a)), rec.trans_b = std::string(1, char(pr.trans_b));
   rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed;
   rec.c_init = deck::to_string(pr.c_init);
   rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
@@ -54,8 +55,12 @@ void describe_deck(RunRecord& rec, const deck::Deck& d) {
 }
 
 void print_summary(std::ostream& os, const RunRecord& r) {
-  os << fmt::format("problem    C = {}*A*B + {}*C, m={} n={} k={}, tile {}, {} ({}), seed {}\n",
-                    r.alpha, r.beta, r.m, r.n, r.k, r.tile, r.precision, r.deck, r.seed);
+  auto op = [](const std::string& x, const char* name) {
+    return std::string(name) + (x == "T" ? "^T" : x == "C" ? "^H" : "");
+  };
+  os << fmt::format("problem    C = {}*{}*{} + {}*C, m={} n={} k={}, tile {}, {} ({}), seed {}\n",
+                    r.alpha, op(r.trans_a, "A"), op(r.trans_b, "B"), r.beta, r.m, r.n, r.k, r.tile,
+                    r.precision, r.deck, r.seed);
   os << fmt::format(
       "partition  {} + {}: Hs / lower bound = {:.4f} (plain 3V^(2/3) bound: {:.4f}), "
       "imbalance {:.2f}%, {}\n",
@@ -138,6 +143,8 @@ json problem_json(const RunRecord& r) {
           {"k", r.k},
           {"tile", r.tile},
           {"precision", r.precision},
+          {"trans_a", r.trans_a},
+          {"trans_b", r.trans_b},
           {"alpha", r.alpha},
           {"beta", r.beta},
           {"seed", r.seed},

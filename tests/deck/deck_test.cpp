@@ -29,6 +29,8 @@ TEST(Deck, DefaultsWhenEmpty) {
   const Deck d = parse_deck("", "empty.toml");
   EXPECT_EQ(d.problem.m, 1024);
   EXPECT_EQ(d.problem.tile, 256);
+  EXPECT_EQ(d.problem.trans_a, cuboid::Op::none);
+  EXPECT_EQ(d.problem.trans_b, cuboid::Op::none);
   EXPECT_TRUE(d.platform.measure_speeds);
   EXPECT_FALSE(d.platform.speed_model_flops_only);
   EXPECT_TRUE(d.platform.processors.empty());
@@ -46,6 +48,8 @@ n = 32
 k = 33
 tile = 8
 precision = "float"
+trans_a = "t"
+trans_b = "C"
 alpha = -2
 beta = 0.5
 seed = 7
@@ -73,6 +77,8 @@ task_tiles = 3
   EXPECT_EQ(d.problem.m, 31);
   EXPECT_EQ(d.problem.k, 33);
   EXPECT_EQ(d.problem.precision, cuboid::deck::Precision::float32);
+  EXPECT_EQ(d.problem.trans_a, cuboid::Op::transpose);
+  EXPECT_EQ(d.problem.trans_b, cuboid::Op::conjugate_transpose);
   EXPECT_DOUBLE_EQ(d.problem.alpha, -2.0);
   EXPECT_EQ(d.platform.processors.size(), 2u);
   EXPECT_FALSE(d.platform.measure_speeds);
@@ -182,6 +188,14 @@ INSTANTIATE_TEST_SUITE_P(
                 "[problem]\nprecision = \"half\"\n",
                 {},
                 "\"half\" is not one of \"double\", \"float\""},
+        BadDeck{"bad_trans",
+                "[problem]\ntrans_b = \"TN\"\n",
+                {},
+                "bad.toml:2:11: problem.trans_b: \"TN\" is not one of \"N\" (as stored), \"T\""},
+        BadDeck{"number_trans",
+                "[problem]\ntrans_a = 1\n",
+                {},
+                "problem.trans_a: expected a string, got"},
         BadDeck{
             "nan_alpha", "[problem]\nalpha = nan\n", {}, "problem.alpha: must be a finite number"},
         BadDeck{"bool_beta",

@@ -854,7 +854,7 @@ TEST(EmulatedRuntime, CopiesTakeTheLinkTimeAndFailuresReachTheFence) {
   // A failed GEMM on the stream: later work is skipped, events still complete, fence throws.
   using V = Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
   V A("A", 4, 3), B("B", 2, 4), C("C", 4, 4);  // A's columns do not match B's rows
-  Rt::gemm(q[0], 0, 1.0, A, B, 0.0, C);
+  Rt::gemm(q[0], 0, kokkos_ext::Ops{}, 1.0, A, B, 0.0, C);
   Rt::record_event(e, q[0]);
   Rt::sync_event(e);
   EXPECT_ANY_THROW(Rt::fence(q[0]));

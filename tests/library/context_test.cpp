@@ -18,23 +18,40 @@ using cuboid::Op;
 
 namespace {
 
+// C <- alpha op(A) op(B) + beta C on sub-matrices: A stored (op(A) = A) m x k or (transposed)
+// k x m, B k x n or n x k, each with `pad` rows more than it uses.
 struct Problem {
   std::int64_t m, n, k, lda, ldb, ldc;
+  Op op_a, op_b;
   std::vector<double> A, B, C;
-  Problem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::int64_t pad, unsigned seed)
-      : m(m_), n(n_), k(k_), lda(m_ + pad), ldb(k_ + pad), ldc(m_ + pad) {
+  Problem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::int64_t pad, unsigned seed,
+          Op oa = Op::none, Op ob = Op::none)
+      : m(m_),
+        n(n_),
+        k(k_),
+        lda((oa == Op::none ? m_ : k_) + pad),
+        ldb((ob == Op::none ? k_ : n_) + pad),
+        ldc(m_ + pad),
+        op_a(oa),
+        op_b(ob) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1, 1);
-    A.resize(std::size_t(lda * k));
-    B.resize(std::size_t(ldb * n));
+    A.resize(std::size_t(lda * (oa == Op::none ? k : m)));
+    B.resize(std::size_t(ldb * (ob == Op::none ? n : k)));
     C.resize(std::size_t(ldc * n));
     for (auto* v : {&A, &B, &C})
       for (auto& x : *v) x = u(rng);
   }
+  double a(std::int64_t i, std::int64_t l) const {
+    return op_a == Op::none ? A[std::size_t(i + l * lda)] : A[std::size_t(l + i * lda)];
+  }
+  double b(std::int64_t l, std::int64_t j) const {
+    return op_b == Op::none ? B[std::size_t(l + j * ldb)] : B[std::size_t(j + l * ldb)];
+  }
 };
 
-// The largest |C - (alpha A B + beta C0)| over the sub-matrix, by a long-double triple loop,
-// and whether every element outside the sub-matrix is still what it was.
+// The largest |C - (alpha op(A) op(B) + beta C0)| over the sub-matrix, by a long-double triple
+// loop, and whether every element outside the sub-matrix is still what it was.
 double error_of(const Problem& p, const std::vector<double>& C0, const std::vector<double>& C,
                 double alpha, double beta, bool& outside_kept) {
   double worst = 0;
@@ -47,8 +64,7 @@ double error_of(const Problem& p, const std::vector<double>& C0, const std::vect
         continue;
       }
       long double acc = 0;
-      for (std::int64_t l = 0; l < p.k; ++l)
-        acc += (long double)p.A[std::size_t(i + l * p.lda)] * p.B[std::size_t(l + j * p.ldb)];
+      for (std::int64_t l = 0; l < p.k; ++l) acc += (long double)p.a(i, l) * p.b(l, j);
       const double want = double(alpha * acc) + (beta == 0 ? 0.0 : beta * C0[at]);
       worst = std::max(worst, std::abs(C[at] - want));
     }
@@ -77,6 +93,28 @@ TEST(Context, MultipliesSubMatricesThroughThePartition) {
     EXPECT_LT(error_of(p, C0, p.C, 1.5, -0.5, kept), 1e-12 * double(k));
     EXPECT_TRUE(kept) << "an element outside the sub-matrix was written";
   }
+}
+
+// Every op pair, through the partition and the direct path, on padded sub-matrices.
+TEST(Context, EveryOpPairOnSubMatrices) {
+  cuboid::ContextOptions partitioned = two_processors(), direct = two_processors();
+  direct.direct_below_flops = 1e18;
+  cuboid::Context through_partition(partitioned), through_direct(direct);
+  const Op ops[3] = {Op::none, Op::transpose, Op::conjugate_transpose};
+  unsigned seed = 40;
+  for (Op oa : ops)
+    for (Op ob : ops)
+      for (cuboid::Context* ctx : {&through_partition, &through_direct}) {
+        Problem p(150, 130, 170, 5, ++seed, oa, ob);
+        const auto C0 = p.C;
+        ctx->gemm(oa, ob, p.m, p.n, p.k, -0.75, p.A.data(), p.lda, p.B.data(), p.ldb, 0.5,
+                  p.C.data(), p.ldc);
+        EXPECT_EQ(ctx->last_call().direct, ctx == &through_direct);
+        bool kept = false;
+        EXPECT_LT(error_of(p, C0, p.C, -0.75, 0.5, kept), 1e-12 * double(p.k))
+            << char(oa) << char(ob) << (ctx == &through_direct ? " direct" : " partitioned");
+        EXPECT_TRUE(kept) << "an element outside the sub-matrix was written";
+      }
 }
 
 TEST(Context, SmallProductsTakeTheDirectPath) {
@@ -174,10 +212,15 @@ TEST(Context, RefusesBadArgumentsNamingThem) {
             }),
             "m");
   EXPECT_EQ(key_of([&] {
-              ctx.gemm(Op::transpose, Op::none, 4, 4, 4, 1.0, x.data(), 4, x.data(), 4, 0.0,
-                       x.data(), 4);
+              ctx.gemm(Op::transpose, Op::none, 10, 5, 5, 1.0, x.data(), 4, x.data(), 5, 0.0,
+                       x.data(), 10);
             }),
-            "op_a");
+            "lda");  // A^T is stored 5 x 10: lda counts its 5 rows
+  EXPECT_EQ(key_of([&] {
+              ctx.gemm(Op::none, Op::transpose, 5, 10, 5, 1.0, x.data(), 5, x.data(), 9, 0.0,
+                       x.data(), 5);
+            }),
+            "ldb");  // B^T is stored 10 x 5
   EXPECT_EQ(key_of([] {
               cuboid::ContextOptions o;
               o.algorithm = "nope";
@@ -286,9 +329,17 @@ TEST(CInterface, StatusCodesAndMessages) {
       cuboid_dgemm(ctx, 'x', 'N', 4, 4, 4, 1.0, p.A.data(), 4, p.B.data(), 4, 0.0, p.C.data(), 4),
       CUBOID_INVALID_ARGUMENT);
   EXPECT_NE(std::string(cuboid_last_error(ctx)).find("transa"), std::string::npos);
-  EXPECT_EQ(
-      cuboid_dgemm(ctx, 'T', 'N', 4, 4, 4, 1.0, p.A.data(), 4, p.B.data(), 4, 0.0, p.C.data(), 4),
-      CUBOID_UNSUPPORTED);
+  {
+    Problem t(40, 30, 20, 2, 8, Op::transpose, Op::conjugate_transpose);
+    const auto T0 = t.C;
+    EXPECT_EQ(cuboid_dgemm(ctx, 't', 'C', t.m, t.n, t.k, 1.0, t.A.data(), t.lda, t.B.data(), t.ldb,
+                           0.0, t.C.data(), t.ldc),
+              CUBOID_SUCCESS)
+        << cuboid_last_error(ctx);
+    bool t_kept = false;
+    EXPECT_LT(error_of(t, T0, t.C, 1.0, 0.0, t_kept), 1e-12 * 20);
+    EXPECT_TRUE(t_kept);
+  }
   double got[4] = {0, 0, 0, 0};
   EXPECT_EQ(cuboid_speeds(ctx, 'd', got, 4), 2);
   EXPECT_EQ(got[1], 1.0);
