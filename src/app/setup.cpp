@@ -4,6 +4,7 @@
 
 #include "exec/calibrate.hpp"
 #include "partition/speeds.hpp"
+#include "partition/strategy.hpp"
 #include "pipeline/rates.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -90,10 +91,20 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
   // Speeds are the processors' own: platform.slowdown is a surprise the partition does not know.
   auto unslowed = specs;
   for (auto& s : unslowed) s.slowdown = 1;
-  speeds = platform::calibrate(
-      specs, deck::to_string(p.precision), problem.describe(),
-      [&] { return exec::measure_rates<Scalar>(unslowed, problem, 0.25); }, cache.get(), fresh,
-      progress);
+  try {
+    speeds = platform::calibrate(
+        specs, deck::to_string(p.precision), problem.describe(),
+        [&] { return exec::measure_rates<Scalar>(unslowed, problem, 0.25); }, cache.get(), fresh,
+        progress);
+  } catch (const partition::TooLarge& e) {
+    // Calibration partitions the deck's cuboid (each edge capped) before the run does: the
+    // same refusal, before any time is spent measuring.
+    progress << "\n";
+    throw Error(d.location("partition.discretization") + ": partition.discretization = \"" +
+                std::string(partition::to_string(d.partition.discretization)) + "\" with " +
+                d.at("problem.tile") + " (calibration on " + std::to_string(problem.m) + "x" +
+                std::to_string(problem.n) + "x" + std::to_string(problem.k) + "): " + e.what());
+  }
   if (rates != nullptr && !d.platform.speed_model_flops_only) {
     std::vector<double> gflops;
     for (const auto& s : speeds) gflops.push_back(s.gflops);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "layout/rank_zones.hpp"
+#include "util/checked.hpp"
 
 namespace cuboid::dist {
 
@@ -277,8 +278,22 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   // block-cyclic model visits at least every process row for the three projections of each
   // rank's zone: when even that exceeds the time, nothing is built.
   const double slower = std::max(1.0, std::sqrt(double(P) / 1e4));
-  if (!req.aligned) {
-    const double floor_s = 3.0 * double(P) * double(req.grid.rows) * kSecondsPerBlockCount * slower;
+  {
+    // Aligned: the start is placed by visiting every tile of every zone's projections, and the
+    // model visits them again; a zone of v tiles projects onto at least 3 v^(2/3) of them (the
+    // cube's), whatever algorithm cuts it. Building the zones costs less than these visits.
+    double floor_s = 0;
+    if (req.aligned) {
+      const double tiles = double(ceil_div(req.m, req.tile)) * double(ceil_div(req.n, req.tile)) *
+                           double(ceil_div(req.k, req.tile));
+      const double total = std::accumulate(req.speeds.begin(), req.speeds.end(), 0.0);
+      double visits = 0;
+      for (double s : req.speeds)
+        if (s > 0) visits += 3.0 * std::pow(std::max(1.0, tiles * s / total), 2.0 / 3.0);
+      floor_s = 2.0 * visits * kSecondsPerTileCount * slower;
+    } else {
+      floor_s = 3.0 * double(P) * double(req.grid.rows) * kSecondsPerBlockCount * slower;
+    }
     if (floor_s > kModelSeconds)
       throw TooCostly("modelling the traffic of any candidate for " + std::to_string(P) +
                       " ranks would take at least " + fmt::format("{:.0f}", floor_s) +

@@ -265,17 +265,17 @@ void peel_overfull(const std::vector<Item>& items, std::vector<TileBox>& inner,
 }
 
 // The cells of the shell boxes (neighbouring boxes' shells overlap: an upper bound on the
-// boundary cells). Each boundary tile costs about 100 bytes (hash slot, key, its own box):
-// beyond kPreciseMaxBoundaryTiles, refuse up front (TooLarge) rather than grow until the
-// allocator gives up.
+// boundary cells). Each boundary tile costs about 100 bytes (hash slot, key, its own box) and a
+// microsecond: beyond kPreciseMaxBoundaryTiles, refuse up front (TooLarge) rather than spend
+// seconds or grow until the allocator gives up.
 double boundary_size(const std::vector<TileBox>& shell) {
   double expected = 0.0;
   for (const TileBox& b : shell) expected += b.volume();
   if (expected > kPreciseMaxBoundaryTiles) {
     std::ostringstream msg;
     msg << "the precise discretisation would hand out " << expected
-        << " tiles next to the cuts one by one (about " << std::ceil(expected * 100.0 / 1e9)
-        << " GB of memory; the limit is " << kPreciseMaxBoundaryTiles
+        << " tiles next to the cuts one by one (about " << std::ceil(expected * 1e-6) << " s and "
+        << std::ceil(expected * 100.0 / 1e6) << " MB; the limit is " << kPreciseMaxBoundaryTiles
         << " tiles): use the stepped discretisation, which needs no such table, or fewer tiles "
            "(a larger tile size)";
     throw TooLarge(msg.str());
