@@ -20,6 +20,7 @@
 #include "util/atomic_output.hpp"
 #include "util/checked.hpp"
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 #include "util/timer.hpp"
 
 namespace cuboid::app {
@@ -137,6 +138,8 @@ dist::RankPartitionRequest rank_request(const deck::Deck& d, const SimulateOptio
   req.automatic = automatic_algorithm(d);
   req.algorithm = d.partition.algorithm, req.discretization = d.partition.discretization;
   req.bandwidth_gbs = o.bandwidth_gbs, req.elem = s.elem;
+  // The node is not this host: a limit applies only where the deck gives one.
+  req.memory_limit_bytes = d.mpi.memory_limit_mib * 1048576.0;
   return req;
 }
 
@@ -144,6 +147,9 @@ dist::RankPartition choose_partition(const deck::Deck& d, const dist::RankPartit
                                      int P) {
   try {
     return dist::choose_rank_partition(req);
+  } catch (const dist::MemoryLimitTooSmall& e) {
+    throw Error(d.location("mpi.memory_limit_mib") + ": " + std::to_string(P) +
+                " ranks: " + e.what());
   } catch (const dist::TooCostly& e) {
     throw Error("--ranks " + std::to_string(P) + ": " + e.what() +
                 ": use fewer ranks or a larger problem.tile (" + d.at("problem.tile") + ")");
@@ -181,6 +187,26 @@ void predict(const deck::Deck& d, const SimulateOptions& o, Simulation& s) {
   s.idle = int(std::count_if(traffic.begin(), traffic.end(), [](auto& t) { return t.tasks == 0; }));
 }
 
+// The memory limit and the candidates it refused that would have received fewer bytes.
+void print_memory(std::ostream& os, const dist::RankPartition& rp, std::size_t elem) {
+  const double peak =
+      rp.peak_bytes.empty() ? 0.0 : *std::max_element(rp.peak_bytes.begin(), rp.peak_bytes.end());
+  os << fmt::format("memory     predicted peak {} per rank at most ({}), limit {}\n",
+                    human_bytes(peak), rp.name,
+                    rp.memory_limit_bytes > 0 ? human_bytes(rp.memory_limit_bytes) + " per rank"
+                                              : std::string("none"));
+  double chosen_received = 0;
+  for (const auto& c : rp.candidates)
+    if (c.name == rp.name) chosen_received = c.received_max;
+  for (const auto& c : rp.candidates)
+    if (!c.fits && c.received_max < chosen_received)
+      os << fmt::format(
+          "refused    {}: would receive {:.4g} B at most (chosen: {:.4g} B) but its predicted "
+          "peak {} exceeds the limit {}\n",
+          c.name, c.received_max * double(elem), chosen_received * double(elem),
+          human_bytes(c.peak_bytes), human_bytes(rp.memory_limit_bytes));
+}
+
 // --per-rank: one line per rank, its factor, tasks and the bytes it receives.
 void print_per_rank(std::ostream& os, const Simulation& s) {
   os << fmt::format("{:>6} {:>7} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "rank", "speed",
@@ -210,9 +236,12 @@ void print_simulation(std::ostream& os, const deck::Deck& d, const SimulateOptio
     os << fmt::format("skipped    {} candidate(s) too costly to model for {} ranks (first: {})\n",
                       rp.skipped.size(), o.ranks, rp.skipped.front());
   for (std::size_t c = 0; c < std::min<std::size_t>(rp.candidates.size(), 6); ++c)
-    os << fmt::format("{}  {:<48} model {:.4g} s, most received {:.4g} B\n",
+    os << fmt::format("{}  {:<48} model {:.4g} s, most received {:.4g} B, peak {:.4g} B{}\n",
                       c == 0 ? "candidate" : "         ", rp.candidates[c].name,
-                      rp.candidates[c].predicted_s, rp.candidates[c].received_max * double(s.elem));
+                      rp.candidates[c].predicted_s, rp.candidates[c].received_max * double(s.elem),
+                      rp.candidates[c].peak_bytes,
+                      rp.candidates[c].fits ? "" : " (over the limit)");
+  print_memory(os, rp, s.elem);
   os << fmt::format(
       "partition  {:.3f} s among ranks (candidates and model); imbalance {:.2f}%; {} rank(s) "
       "without work\n",
@@ -240,7 +269,9 @@ nlohmann::json simulation_json(const deck::Deck& d, const SimulateOptions& o, co
   for (const auto& c : s.rp.candidates)
     cands.push_back({{"name", c.name},
                      {"model_s", c.predicted_s},
-                     {"received_max_bytes", c.received_max * double(s.elem)}});
+                     {"received_max_bytes", c.received_max * double(s.elem)},
+                     {"predicted_peak_bytes", c.peak_bytes},
+                     {"fits", c.fits}});
   j["partition"] = {
       {"algorithm",
        s.req.automatic ? std::string("auto") : std::string(partition::to_string(s.req.algorithm))},
@@ -256,6 +287,11 @@ nlohmann::json simulation_json(const deck::Deck& d, const SimulateOptions& o, co
   j["idle_ranks"] = s.idle;
   j["speeds"] = s.factors;
   j["communication"] = dist::communication_json(s.summary, s.summary, s.elem);
+  j["memory"] = {{"limit_bytes", s.rp.memory_limit_bytes},
+                 {"predicted_peak_bytes",
+                  s.rp.peak_bytes.empty()
+                      ? 0.0
+                      : *std::max_element(s.rp.peak_bytes.begin(), s.rp.peak_bytes.end())}};
   j["model"] = {{"compute_s", s.compute_s},     {"communication_s", s.comm_s},
                 {"time_s", s.time_s},           {"gflops", s.flops / s.time_s / 1e9},
                 {"rank_gflops", o.rank_gflops}, {"bandwidth_gbs", o.bandwidth_gbs}};

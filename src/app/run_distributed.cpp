@@ -49,6 +49,19 @@ nlohmann::json to_json(const Stats& s) {
   return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}};
 }
 
+// Ranks of this job on this node, as the launcher says (1 when it does not).
+double ranks_on_this_node() {
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* s = std::getenv(v); s && std::atoi(s) > 0) return std::atoi(s);
+  return 1;
+}
+
+// mpi.memory_limit_mib, else this rank's share of what its node has available.
+double memory_limit_bytes(const deck::Deck& d) {
+  if (d.mpi.memory_limit_mib > 0) return d.mpi.memory_limit_mib * 1048576.0;
+  return double(host_memory_available()) / ranks_on_this_node();
+}
+
 dist::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
   const auto& pr = d.problem;
   dist::DistSettings s;
@@ -66,6 +79,10 @@ dist::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
   s.bandwidth_gbs = d.mpi.bandwidth_gbs;
   s.repetitions = d.run.repetitions, s.warmup = d.run.warmup, s.validate = d.run.validate;
   s.full_check_max = d.mpi.full_check_max;
+  s.memory_limit_bytes = memory_limit_bytes(d);
+  s.memory_limit_origin = d.mpi.memory_limit_mib > 0
+                              ? "mpi.memory_limit_mib"
+                              : "default: the node's available memory over its ranks";
   s.fault = fault;
   return s;
 }
@@ -189,9 +206,22 @@ void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
       rank_part.predicted_s, model_sum.received_max * elem,
       rank_part.order.name == "natural" ? "" : "; tiles ordered " + rank_part.order.name);
   for (std::size_t c = 1; c < std::min<std::size_t>(rank_part.candidates.size(), 4); ++c)
-    std::cout << fmt::format("           runner-up {}: model {:.4g} s, most received {:.4g} B\n",
-                             rank_part.candidates[c].name, rank_part.candidates[c].predicted_s,
-                             rank_part.candidates[c].received_max * elem);
+    std::cout << fmt::format(
+        "           runner-up {}: model {:.4g} s, most received {:.4g} B, peak {:.4g} B{}\n",
+        rank_part.candidates[c].name, rank_part.candidates[c].predicted_s,
+        rank_part.candidates[c].received_max * elem, rank_part.candidates[c].peak_bytes,
+        rank_part.candidates[c].fits ? "" : " (over the limit)");
+  double peak = 0;
+  for (const auto& r : out.per_rank) peak = std::max(peak, r.memory.predicted_peak_bytes);
+  std::cout << fmt::format("memory     limit {} per rank ({}); predicted peak {} at most\n",
+                           human_bytes(rank_part.memory_limit_bytes), s.memory_limit_origin,
+                           human_bytes(peak));
+  for (const auto& c : rank_part.candidates)
+    if (!c.fits && c.received_max < model_sum.received_max)
+      std::cout << fmt::format(
+          "refused    {}: would receive {:.4g} B at most, but its predicted peak {} exceeds the "
+          "limit\n",
+          c.name, c.received_max * elem, human_bytes(c.peak_bytes));
   std::cout << fmt::format(
       "{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "rank",
       "GFLOP/s", "target", "share", "pieces", "exch s", "comp s", "red s", "recv (MPI)", "model",
@@ -266,13 +296,17 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
     cands.push_back({{"name", c.name},
                      {"model_s", c.predicted_s},
                      {"received_max_bytes", c.received_max * elem},
-                     {"moved_max_bytes", c.moved_max * elem}});
+                     {"moved_max_bytes", c.moved_max * elem},
+                     {"predicted_peak_bytes", c.peak_bytes},
+                     {"fits", c.fits}});
   j["rank_partition"] = {{"chosen", rank_part.name},
                          {"automatic", s.automatic},
                          {"model_s", rank_part.predicted_s},
                          {"received_max_bytes", model_sum.received_max * elem},
                          {"tile_order", rank_part.order.name},
                          {"bandwidth_gbs", s.bandwidth_gbs},
+                         {"memory_limit_bytes", rank_part.memory_limit_bytes},
+                         {"memory_limit_origin", s.memory_limit_origin},
                          {"candidates", cands}};
   j["mpi"] = {{"ranks", out.ranks},
               {"layout", s.aligned ? "aligned" : "block-cyclic"},
@@ -366,12 +400,7 @@ void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std:
             std::to_string(K) + " tiles: the rank partition",
         "use fewer ranks or a larger problem.tile");
   }
-  double local = 1;
-  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (const char* s = std::getenv(v); s && std::atoi(s) > 0) {
-      local = std::atoi(s);
-      break;
-    }
+  const double local = ranks_on_this_node();
   const double share = double(elem) *
                        (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
                         2.0 * double(pr.m) * double(pr.n)) /
@@ -382,6 +411,13 @@ void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std:
                           ") over " + std::to_string(P) + " ranks, " + std::to_string(int(local)) +
                           " of them on this node, with A, B and C",
                       "use smaller problem.m, problem.n, problem.k or more nodes");
+  // Every candidate holds at least the rank's blocks and C0: a smaller limit is refused before
+  // calibration (the rank partition names the exact minimum once the speeds are known).
+  if (d.mpi.memory_limit_mib > 0 && d.mpi.memory_limit_mib * 1048576.0 < share)
+    throw Error(d.location("mpi.memory_limit_mib") + ": " +
+                fmt::format("{:g} MiB per rank is less than the rank's share of A, B, C and C0 "
+                            "alone ({:.1f} MiB for m={} n={} k={} over {} ranks): at least that",
+                            d.mpi.memory_limit_mib, share / 1048576.0, pr.m, pr.n, pr.k, P));
 }
 
 template <class Scalar>

@@ -383,6 +383,16 @@ const std::map<std::string, Setter>& keys() {
     t["mpi.full_check_max"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.mpi.full_check_max = get_int(n, at, k, 0, big);
     };
+    t["mpi.memory_limit_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const double v = get_number(n, at, k);
+      if (!(v > 0) || !std::isfinite(v))
+        fail(at, k, "must be a positive number of MiB per rank, got " + describe(n));
+      if (v > kMaxBudgetMib)
+        fail(at, k,
+             describe(n) + " is more memory than any rank has: at most " +
+                 std::to_string(std::int64_t(kMaxBudgetMib)) + " MiB (1 PiB)");
+      d.mpi.memory_limit_mib = v;
+    };
     return t;
   }();
   return table;

@@ -80,8 +80,9 @@ struct Mpi {
   std::int64_t block = 0;  // block-cyclic block size; 0: the tile size
   std::vector<double> rank_speeds;  // speed factor per rank (scales each rank's measured speed)
   std::int64_t full_check_max = std::int64_t(1) << 26;  // full check when m*n is at most this
-  bool aligned = false;       // "aligned": data starts where the zones use it; else block-cyclic
-  double bandwidth_gbs = 10;  // the traffic model's receive bandwidth per rank (GB/s)
+  bool aligned = false;         // "aligned": data starts where the zones use it; else block-cyclic
+  double bandwidth_gbs = 10;    // the traffic model's receive bandwidth per rank (GB/s)
+  double memory_limit_mib = 0;  // per rank; 0: the rank's share of its node's memory
 };
 
 struct Deck {

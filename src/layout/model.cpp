@@ -157,6 +157,20 @@ double model_traffic_cost(const std::vector<partition::TileZone>& zones, const T
   return ops;
 }
 
+RankMemoryModel predict_rank_memory(const RankTraffic& t, const Distribution& dist, int rank,
+                                    int slabs) {
+  RankMemoryModel m;
+  m.blocks = double(dist.a.local_size(rank)) + double(dist.b.local_size(rank)) +
+             2.0 * double(dist.c.local_size(rank));
+  m.messages = t.a_in + t.b_in + t.c_in + t.a_out + t.b_out + t.c_out;
+  const bool c_stays =
+      t.c_in == 0 && t.c_out == 0 && dist.c.kind() == MatrixDist::Kind::block_cyclic;
+  if (!c_stays) m.partial_c = t.c_foot;
+  const double s = double(std::max(1, slabs));
+  m.panels = (t.a_in > 0 ? t.a_foot / s : 0.0) + (t.b_in > 0 ? t.b_foot / s : 0.0);
+  return m;
+}
+
 double model_time(const std::vector<RankTraffic>& t, const std::vector<double>& speeds,
                   double bandwidth_gbs, std::size_t elem, double latency_s) {
   double worst = 0;

@@ -311,6 +311,8 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   best.predicted_s = std::numeric_limits<double>::infinity();
   double modelled_s = 0;  // the estimated time of the traffic models made so far
   double best_received = std::numeric_limits<double>::infinity();
+  double smallest_peak = std::numeric_limits<double>::infinity();
+  std::string smallest_name;
   const Distribution bc = req.aligned
                               ? Distribution{}
                               : block_cyclic_distribution(req.m, req.n, req.k, req.block, req.grid);
@@ -337,7 +339,18 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
     auto traffic = model_traffic(c.zones, c.order, d);
     const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem, req.latency_s);
     const auto sum = summarize(traffic, req.m, req.n, req.k);
-    best.candidates.push_back({c.name, s, sum.received_max, sum.moved_max});
+    std::vector<double> peaks(static_cast<std::size_t>(P), 0.0);
+    for (int r = 0; r < P; ++r)
+      peaks[std::size_t(r)] =
+          predict_rank_memory(traffic[std::size_t(r)], d, r, req.slabs_per_box).total() *
+              double(req.elem) +
+          req.fixed_bytes;
+    const double peak = *std::max_element(peaks.begin(), peaks.end());
+    const bool fits = req.memory_limit_bytes <= 0 || peak <= req.memory_limit_bytes;
+    best.candidates.push_back({c.name, s, sum.received_max, sum.moved_max, peak, fits});
+    if (peak < smallest_peak) smallest_peak = peak, smallest_name = c.name;
+    // A candidate over the memory limit is scored and reported, never chosen.
+    if (!fits) continue;
     // The model's time is an estimate, and measured speeds of alike ranks differ by a few
     // percent: within kTimeBand of the best, fewer bytes win (then the earlier candidate).
     const bool better =
@@ -351,8 +364,16 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
       best.traffic = std::move(traffic);
       best.predicted_s = s;
       best_received = sum.received_max;
+      best.peak_bytes = std::move(peaks);
     }
   }
+  best.memory_limit_bytes = req.memory_limit_bytes;
+  if (best.name.empty() && !best.candidates.empty() && req.memory_limit_bytes > 0)
+    throw MemoryLimitTooSmall(
+        fmt::format("every candidate's predicted peak exceeds the limit of {:.1f} MiB per rank; "
+                    "the smallest, {:.1f} MiB ({}), would do",
+                    req.memory_limit_bytes / 1048576.0, smallest_peak / 1048576.0, smallest_name),
+        smallest_peak);
   if (best.name.empty() && !best.skipped.empty())
     throw TooCostly("modelling the traffic of every candidate for " + std::to_string(P) +
                     " ranks would take more than " + fmt::format("{:.0f}", kModelSeconds) + " s");

@@ -47,6 +47,11 @@ struct RankPartitionRequest {
   // costs more than computing it where it is.
   bool allow_idle = false;
   double latency_s = 0;
+  // Bytes each rank may hold (0: no limit): candidates whose predicted peak on some rank is above
+  // it are refused (predict_rank_memory plus `fixed_bytes`, what every rank holds besides data).
+  double memory_limit_bytes = 0;
+  double fixed_bytes = 0;
+  int slabs_per_box = 4;
 };
 
 struct RankCandidate {
@@ -54,6 +59,8 @@ struct RankCandidate {
   double predicted_s = 0;   // model_time
   double received_max = 0;  // elements, the most any rank receives
   double moved_max = 0;     // elements
+  double peak_bytes = 0;    // the largest predicted peak of any rank
+  bool fits = true;         // peak_bytes within the request's memory limit
 };
 
 struct RankPartition {
@@ -65,6 +72,16 @@ struct RankPartition {
   double predicted_s = 0;
   std::vector<RankCandidate> candidates;  // every candidate scored, best first
   std::vector<std::string> skipped;       // candidates left out: too costly to model
+  double memory_limit_bytes = 0;          // as requested (0: none)
+  std::vector<double> peak_bytes;         // the chosen candidate's predicted peak per rank
+};
+
+// No candidate's predicted peak fits the memory limit: `minimum_bytes` would do for the
+// candidate whose peak is smallest.
+struct MemoryLimitTooSmall : std::invalid_argument {
+  MemoryLimitTooSmall(const std::string& what, double minimum)
+      : std::invalid_argument(what), minimum_bytes(minimum) {}
+  double minimum_bytes = 0;
 };
 
 // Rank zones all block-cyclic candidates together may hold: at many ranks only the 2.5D bands
@@ -79,7 +96,8 @@ struct TooCostly : std::invalid_argument {
 };
 
 // Throws std::invalid_argument on speeds that are negative or not finite, when no rank has a
-// positive speed, or when no candidate can be built (more working ranks than tile tasks).
+// positive speed, or when no candidate can be built (more working ranks than tile tasks);
+// MemoryLimitTooSmall when every candidate's predicted peak exceeds the memory limit.
 RankPartition choose_rank_partition(const RankPartitionRequest& req);
 
 // Integer cuts of `count` positions into parts proportional to `weights` (cumulative rounding,

@@ -25,7 +25,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPhases, calibrate_s, partition_s, exchang
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankBytes, a_sent, a_recv, b_sent, b_recv, c_sent, c_recv,
                                    recv_mpi, model_recv, model_moved)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankMemory, local_blocks_bytes, projections_bytes, data_bytes,
-                                   engine_bytes, carry_peak_bytes, peak_resident_bytes)
+                                   engine_bytes, carry_peak_bytes, peak_resident_bytes, limit_bytes,
+                                   predicted_peak_bytes)
 
 void to_json(nlohmann::json& j, const RankFigures& f) {
   j = {{"rank", f.rank},

@@ -28,7 +28,9 @@ struct RankMemory {               // bytes
   double data_bytes = 0;          // everything held for data (blocks, panels, buffers, messages)
   double engine_bytes = 0;
   double carry_peak_bytes = 0;
-  double peak_resident_bytes = 0;  // VmHWM
+  double peak_resident_bytes = 0;   // VmHWM
+  double limit_bytes = 0;           // the limit the rank partition honoured (0: none)
+  double predicted_peak_bytes = 0;  // the rank partition's prediction for this rank
 };
 
 struct RankFigures {

@@ -1,6 +1,7 @@
 #include "mpi/runner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <numeric>
@@ -177,6 +178,10 @@ class RankRun {
     comm_.agree(failure);
     my_speed_ = my_speed;
     out_.rank_speeds = comm_.allgather(my_speed);
+    const double limit =
+        s_.memory_limit_bytes > 0 ? s_.memory_limit_bytes : std::numeric_limits<double>::infinity();
+    limit_ = comm_.allreduce_min(limit);
+    if (!std::isfinite(limit_)) limit_ = 0;
   }
 
   RankPartitionRequest request() const {
@@ -188,6 +193,7 @@ class RankRun {
     req.discretization = s_.discretization, req.bandwidth_gbs = s_.bandwidth_gbs;
     req.elem = sizeof(Scalar);
     req.allow_idle = s_.allow_idle, req.latency_s = s_.latency_s;
+    req.memory_limit_bytes = limit_, req.slabs_per_box = s_.slabs_per_box;
     return req;
   }
 
@@ -228,6 +234,9 @@ class RankRun {
         wire = serialize(out_.partition);
       } catch (const KeyedError& e) {
         failure = keyed(e);
+      } catch (const MemoryLimitTooSmall& e) {
+        failure = std::make_exception_ptr(std::invalid_argument(
+            locate_("mpi.memory_limit_mib") + ": " + std::to_string(P_) + " ranks: " + e.what()));
       } catch (const std::invalid_argument& e) {
         failure = std::make_exception_ptr(std::invalid_argument(
             locate_("partition.algorithm") + ": the rank partition of " + std::to_string(s_.m) +
@@ -247,6 +256,7 @@ class RankRun {
       rank_part.traffic = model_traffic(rank_part.zones, rank_part.order, rank_part.dist);
       rank_part.predicted_s = model_time(rank_part.traffic, out_.rank_speeds, s_.bandwidth_gbs,
                                          sizeof(Scalar), s_.latency_s);
+      rank_part.memory_limit_bytes = limit_;
     }
   }
 
@@ -468,7 +478,9 @@ class RankRun {
                 data,
                 local_.reserved_bytes(),
                 ex_->carry_peak_bytes(),
-                peak_resident_bytes()};
+                peak_resident_bytes(),
+                limit_,
+                predict_rank_memory(model, dist(), me_, s_.slabs_per_box).total() * elem};
     f.processors = pipeline::processor_figures(local_, procs_.speeds, plans_, med.workers);
     f.environment = s_.rank_info;
     return f;
@@ -494,7 +506,7 @@ class RankRun {
   double received_ = 0;
   int me_ = 0, P_ = 1;
   DistOutcome out_;
-  double factor_ = 1, my_speed_ = 0, partition_s_ = 0;
+  double factor_ = 1, my_speed_ = 0, partition_s_ = 0, limit_ = 0;
   ProcessGrid grid_;
   Stopwatch clock_;
   std::unique_ptr<Exchange<Scalar>> ex_;

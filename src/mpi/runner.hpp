@@ -46,6 +46,9 @@ struct DistSettings {
   int slabs_per_box = 4;            // pieces per box along k when inputs travel
   bool allow_idle = false;          // RankPartitionRequest::allow_idle
   double latency_s = 0;             // RankPartitionRequest::latency_s
+  // Bytes a rank may hold (0: no limit); the smallest any rank gives applies to all.
+  double memory_limit_bytes = 0;
+  std::string memory_limit_origin;  // for the report: the key, or the node's share
   // The repetitions and the check.
   int repetitions = 3, warmup = 1;
   bool validate = true;

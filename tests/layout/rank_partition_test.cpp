@@ -3,6 +3,10 @@
 
 #include <string>
 
+#include <algorithm>
+
+#include "layout/layout.hpp"
+#include "layout/model.hpp"
 #include "layout/rank_partition.hpp"
 
 namespace cuboid::dist {
@@ -38,6 +42,81 @@ TEST(RankPartition, AlignedFloorLetsSmallProblemsThrough) {
   const RankPartition rp = choose_rank_partition(req);
   EXPECT_EQ(rp.zones.size(), 64u);
   EXPECT_FALSE(rp.candidates.empty());
+}
+
+}  // namespace
+}  // namespace cuboid::dist
+
+namespace cuboid::dist {
+namespace {
+
+RankPartitionRequest block_cyclic_request() {
+  RankPartitionRequest req;
+  req.m = req.n = req.k = 512;
+  req.tile = 64;
+  req.speeds.assign(8, 1.0);
+  req.grid = near_square_grid(8);
+  req.block = 64;
+  return req;
+}
+
+// Under a limit, only candidates whose predicted peak fits are chosen; the others are still
+// scored and reported with their peak.
+TEST(RankPartition, MemoryLimitRefusesCandidatesThatDoNotFit) {
+  RankPartitionRequest req = block_cyclic_request();
+  const RankPartition free = choose_rank_partition(req);
+  double lo = 1e300, hi = 0;
+  for (const auto& c : free.candidates) {
+    EXPECT_GT(c.peak_bytes, 0.0);
+    EXPECT_TRUE(c.fits);
+    lo = std::min(lo, c.peak_bytes), hi = std::max(hi, c.peak_bytes);
+  }
+  ASSERT_LT(lo, hi) << "the candidates' peaks must differ for this test";
+  req.memory_limit_bytes = (lo + hi) / 2;
+  const RankPartition limited = choose_rank_partition(req);
+  EXPECT_EQ(limited.memory_limit_bytes, req.memory_limit_bytes);
+  ASSERT_EQ(limited.peak_bytes.size(), 8u);
+  for (double p : limited.peak_bytes) EXPECT_LE(p, req.memory_limit_bytes);
+  int refused = 0;
+  for (const auto& c : limited.candidates) {
+    EXPECT_EQ(c.fits, c.peak_bytes <= req.memory_limit_bytes) << c.name;
+    if (c.name == limited.name) EXPECT_TRUE(c.fits);
+    refused += !c.fits;
+  }
+  EXPECT_GT(refused, 0);
+}
+
+// A limit below every candidate's peak names the smallest peak, which then suffices.
+TEST(RankPartition, MemoryLimitBelowEveryCandidateNamesTheMinimum) {
+  RankPartitionRequest req = block_cyclic_request();
+  const RankPartition free = choose_rank_partition(req);
+  double lo = 1e300;
+  for (const auto& c : free.candidates) lo = std::min(lo, c.peak_bytes);
+  req.memory_limit_bytes = lo * 0.99;
+  try {
+    choose_rank_partition(req);
+    FAIL() << "a limit below every candidate's peak was accepted";
+  } catch (const MemoryLimitTooSmall& e) {
+    EXPECT_DOUBLE_EQ(e.minimum_bytes, lo);
+    EXPECT_NE(std::string(e.what()).find("would do"), std::string::npos) << e.what();
+  }
+  req.memory_limit_bytes = lo;
+  EXPECT_NO_THROW(choose_rank_partition(req));
+}
+
+// The prediction counts the blocks, C0, every message and the partial C the runner allocates.
+TEST(RankPartition, PredictedMemoryCountsBlocksMessagesAndPartialC) {
+  const Distribution d = block_cyclic_distribution(512, 512, 512, 64, near_square_grid(4));
+  RankTraffic t;
+  t.a_in = 100, t.b_in = 200, t.c_out = 50, t.a_foot = 400, t.b_foot = 800, t.c_foot = 64;
+  const RankMemoryModel m = predict_rank_memory(t, d, 0, 4);
+  const double blocks = 4.0 * 512 * 512 / 4;  // A, B, C and C0: a quarter of each
+  EXPECT_DOUBLE_EQ(m.blocks, blocks);
+  EXPECT_DOUBLE_EQ(m.messages, 350);
+  EXPECT_DOUBLE_EQ(m.partial_c, 64);  // C travels: its zone's C is a buffer of its own
+  EXPECT_DOUBLE_EQ(m.panels, 100 + 200);
+  RankTraffic own;  // nothing travels: the blocks alone
+  EXPECT_DOUBLE_EQ(predict_rank_memory(own, d, 0, 4).total(), blocks);
 }
 
 }  // namespace
