@@ -149,9 +149,8 @@ void team_gemm(const Space& space, int blocks, int threads, kokkos_ext::Ops ops,
     return;
   }
   // The rows of op(A) are columns of A as stored when it is transposed; likewise for B.
-  auto run = [&](const auto& a, const auto& b, const auto& c) {
-    kokkos_ext::gemm(space, ops, alpha, a, b, beta, c);
-  };
+  const auto all = std::make_pair(std::int64_t(0), depth);
+  const bool ta = ops.a != 'N', tb = ops.b != 'N';
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(std::max(1, std::min(threads, blocks))) schedule(static, 1)
 #endif
@@ -159,16 +158,10 @@ void team_gemm(const Space& space, int blocks, int threads, kokkos_ext::Ops ops,
     const int r = t % pr, c = t / pr;
     const auto rows = std::make_pair(m * r / pr, m * (r + 1) / pr);
     const auto cols = std::make_pair(n * c / pc, n * (c + 1) / pc);
-    const auto cb = Kokkos::subview(C, rows, cols);
-    const bool ta = ops.a != 'N', tb = ops.b != 'N';
-    if (!ta && !tb)
-      run(Kokkos::subview(A, rows, Kokkos::ALL), Kokkos::subview(B, Kokkos::ALL, cols), cb);
-    else if (!ta)
-      run(Kokkos::subview(A, rows, Kokkos::ALL), Kokkos::subview(B, cols, Kokkos::ALL), cb);
-    else if (!tb)
-      run(Kokkos::subview(A, Kokkos::ALL, rows), Kokkos::subview(B, Kokkos::ALL, cols), cb);
-    else
-      run(Kokkos::subview(A, Kokkos::ALL, rows), Kokkos::subview(B, cols, Kokkos::ALL), cb);
+    kokkos_ext::gemm(space, ops, alpha,
+                     ta ? Kokkos::subview(A, all, rows) : Kokkos::subview(A, rows, all),
+                     tb ? Kokkos::subview(B, cols, all) : Kokkos::subview(B, all, cols), beta,
+                     Kokkos::subview(C, rows, cols));
   }
 }
 
