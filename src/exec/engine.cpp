@@ -92,7 +92,9 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
   };
   if (!stored(C, plan.m, plan.n, 'N') || !stored(A, plan.m, plan.k, ops.a) ||
       !stored(B, plan.k, plan.n, ops.b))
-    throw std::invalid_argument("engine: plan and matrices disagree");
+    throw std::invalid_argument("the matrices' extents do not match the plan's " +
+                                std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" +
+                                std::to_string(plan.k) + " product (A and B as stored)");
   reserve(plan);  // nothing to do when the plan was reserved before
 
   // Partial i of this plan is buffer i seen at its rectangle's size.

@@ -211,16 +211,7 @@ exec::RunResult LocalMultiply<Scalar>::multiply(const LocalPlan& plan,
                                                 const exec::HostMatrix<Scalar>& B,
                                                 const exec::HostMatrix<Scalar>& C, Scalar alpha,
                                                 Scalar beta, const std::function<bool()>& poll) {
-  const Product& p = plan.product;
-  auto stored = [](const exec::HostMatrix<Scalar>& X, std::int64_t rows, std::int64_t cols, Op op) {
-    return op == Op::none ? std::int64_t(X.extent(0)) == rows && std::int64_t(X.extent(1)) == cols
-                          : std::int64_t(X.extent(0)) == cols && std::int64_t(X.extent(1)) == rows;
-  };
-  if (!stored(A, p.m, p.k, p.op_a) || !stored(B, p.k, p.n, p.op_b) ||
-      !stored(C, p.m, p.n, Op::none))
-    throw std::invalid_argument("local multiply: the matrices' extents do not match the plan's " +
-                                std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-                                std::to_string(p.k) + " product");
+  const Product& p = plan.product;  // the engine checks the extents against it
   return engine_.run(plan.steps, A, B, C, alpha, beta, poll,
                      kokkos_ext::Ops{char(p.op_a), char(p.op_b)});
 }
