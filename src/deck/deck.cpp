@@ -133,6 +133,20 @@ std::string num(double v) {
 
 // Largest memory budget a deck may give (MiB): 1 PiB.
 constexpr double kMaxBudgetMib = double(std::int64_t(1) << 30);
+
+// A memory size in MiB: positive (`meaning` says what of), and far inside int64 once converted
+// to elements or bytes (2^30 MiB = 1 PiB, more than any `holder` has).
+double get_mib(const toml::node& node, const Origin& at, const std::string& key,
+               const std::string& meaning, const std::string& holder) {
+  const double v = get_number(node, at, key);
+  if (!(v > 0)) fail(at, key, "must be " + meaning + ", got " + describe(node));
+  if (v > kMaxBudgetMib)
+    fail(at, key,
+         describe(node) + " is more memory than any " + holder + " has: at most " +
+             std::to_string(std::int64_t(kMaxBudgetMib)) + " MiB (1 PiB)");
+  return v;
+}
+
 // Most processes a grid may have: more than any machine runs, small enough that products of
 // grid sides never overflow.
 constexpr std::int64_t kMaxGridProcesses = std::int64_t(1) << 24;
@@ -228,15 +242,8 @@ const std::map<std::string, Setter>& keys() {
       }
     };
     t["platform.memory_budget_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      double v = get_number(n, at, k);
-      if (!(v > 0))
-        fail(at, k, "must be positive (MiB of processor memory a run may use), got " + describe(n));
-      // Converted to a count of elements later: keep it far inside int64 (2^30 MiB = 1 PiB).
-      if (v > kMaxBudgetMib)
-        fail(at, k,
-             describe(n) + " is more memory than any processor has: at most " +
-                 std::to_string(std::int64_t(kMaxBudgetMib)) + " MiB (1 PiB)");
-      d.platform.memory_budget_mib = v;
+      d.platform.memory_budget_mib =
+          get_mib(n, at, k, "positive (MiB of processor memory a run may use)", "processor");
     };
     t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.platform.use_speed_cache = get_bool(n, at, k);
@@ -384,14 +391,7 @@ const std::map<std::string, Setter>& keys() {
       d.mpi.full_check_max = get_int(n, at, k, 0, big);
     };
     t["mpi.memory_limit_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const double v = get_number(n, at, k);
-      if (!(v > 0) || !std::isfinite(v))
-        fail(at, k, "must be a positive number of MiB per rank, got " + describe(n));
-      if (v > kMaxBudgetMib)
-        fail(at, k,
-             describe(n) + " is more memory than any rank has: at most " +
-                 std::to_string(std::int64_t(kMaxBudgetMib)) + " MiB (1 PiB)");
-      d.mpi.memory_limit_mib = v;
+      d.mpi.memory_limit_mib = get_mib(n, at, k, "a positive number of MiB per rank", "rank");
     };
     return t;
   }();
