@@ -55,7 +55,7 @@ AutoChoice choose_partition(const deck::Deck& d, const std::vector<platform::Pro
   pr.k = d.problem.k;
   pr.tile = d.problem.tile;
   pr.element_bytes = element_bytes;
-  pr.beta_nonzero = d.problem.beta != 0.0;
+  pr.beta_nonzero = d.problem.beta != 0.0 || d.problem.beta_im != 0.0;
   partition::ModelOptions options;
   options.host_gbs = kHostReductionGBs;
 

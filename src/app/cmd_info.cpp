@@ -60,10 +60,8 @@ void add_calibrate_command(CLI::App& app) {
   cmd->callback([opt] {
     const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
     KokkosSession kokkos;
-    if (d.problem.precision == deck::Precision::float64)
-      calibrate_deck<double>(d, opt->fresh);
-    else
-      calibrate_deck<float>(d, opt->fresh);
+    with_scalar(d.problem.precision,
+                [&](auto zero) { calibrate_deck<decltype(zero)>(d, opt->fresh); });
   });
 }
 

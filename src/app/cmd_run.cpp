@@ -192,7 +192,8 @@ std::vector<exec::RunResult> repeat(const deck::Deck& d, pipeline::LocalMultiply
   const int total = d.run.warmup + d.run.repetitions;
   for (int r = 0; r < total; ++r) {
     Kokkos::deep_copy(x.C, x.C0);
-    auto res = lm.multiply(plan, x.A, x.B, x.C, Scalar(pr.alpha), Scalar(pr.beta));
+    auto res = lm.multiply(plan, x.A, x.B, x.C, exec::make_scalar<Scalar>(pr.alpha, pr.alpha_im),
+                           exec::make_scalar<Scalar>(pr.beta, pr.beta_im));
     if (fault == exec::Fault::corrupt) x.C(0, 0) = exec::flip_exponent_bit(x.C(0, 0));
     hashes.push_back(bitwise_hash(x.C));
     const bool warm = r < d.run.warmup;
@@ -209,8 +210,10 @@ template <class Scalar>
 void validate_into(report::RunRecord& rec, const Matrices<Scalar>& x, const deck::Problem& pr,
                    int processors) {
   std::cerr << "validate: reference gemm on the host ...\n";
-  const auto v = exec::validate(x.A, x.B, x.C0, x.C, Scalar(pr.alpha), Scalar(pr.beta), processors,
-                                kokkos_ext::Ops{char(pr.trans_a), char(pr.trans_b)});
+  const auto v =
+      exec::validate(x.A, x.B, x.C0, x.C, exec::make_scalar<Scalar>(pr.alpha, pr.alpha_im),
+                     exec::make_scalar<Scalar>(pr.beta, pr.beta_im), processors,
+                     kokkos_ext::Ops{char(pr.trans_a), char(pr.trans_b)});
   rec.validation_performed = true;
   rec.validation_passed = v.passed;
   rec.validation_error = v.error;
@@ -229,8 +232,14 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const std::size_t elem = sizeof(Scalar);
   const double matrices = require_matrices_fit(d, elem);
   const auto specs = processors_of(d);
-  pipeline::Product product{pr.m,           pr.n,           pr.k,       pr.tile,
-                            pr.beta == 0.0, pr.beta == 1.0, pr.trans_a, pr.trans_b};
+  pipeline::Product product{pr.m,
+                            pr.n,
+                            pr.k,
+                            pr.tile,
+                            pr.beta == 0.0 && pr.beta_im == 0.0,
+                            pr.beta == 1.0 && pr.beta_im == 0.0,
+                            pr.trans_a,
+                            pr.trans_b};
   require_a_task_each(d, specs.size(), product.tiles());
 
   Stopwatch clock;
@@ -280,9 +289,15 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   rec.units = med.units;
   const double total_speed = std::accumulate(plan.speeds.begin(), plan.speeds.end(), 0.0);
   const auto tiles = product.tiles();
-  for (const auto& f : pipeline::processor_figures(lm, speeds, {plan}, med.workers))
+  // Speeds are in the plan's unit (2mnk per second); the record counts a complex GEMM's flops
+  // as LAPACK does (8mnk).
+  const double shown = gemm_flops(scalar_type_of<Scalar>(), 1, 1, 1) / 2;
+  for (const auto& f : pipeline::processor_figures(lm, speeds, {plan}, med.workers)) {
     rec.processors.push_back(
         processor_record(f, total_speed, double(tiles[0]) * double(tiles[1]) * double(tiles[2])));
+    rec.processors.back().speed_gflops *= shown;
+    rec.processors.back().flops *= shown;
+  }
   report::describe_process(rec);
   rec.c_hashes = hashes;
 
@@ -341,10 +356,7 @@ void add_run_command(CLI::App& app) {
     // The record's path is checked before any work, not after the whole run.
     if (opt->json_given) check_output_path("--json", opt->json);
     KokkosSession kokkos;
-    if (d.problem.precision == deck::Precision::float64)
-      run_deck<double>(d, *opt);
-    else
-      run_deck<float>(d, *opt);
+    with_scalar(d.problem.precision, [&](auto zero) { run_deck<decltype(zero)>(d, *opt); });
   });
 }
 

@@ -305,7 +305,7 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
   s.grid = process_grid(d, P);
   s.block = d.mpi.block > 0 ? d.mpi.block : d.problem.tile;
   require_partition_memory(d, P);
-  s.elem = d.problem.precision == deck::Precision::float64 ? 8 : 4;
+  s.elem = deck::element_bytes(d.problem.precision);
   check_factors(d, o, s.factors);
   s.req = rank_request(d, o, s);
   Stopwatch clock;

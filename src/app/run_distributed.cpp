@@ -482,6 +482,10 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
           throw Error(d.at(key) + " = \"" + std::string(1, char(op)) +
                       "\": a distributed run multiplies untransposed operands only yet (a "
                       "single-process run takes \"T\" and \"C\")");
+      if (deck::is_complex(d.problem.precision))
+        throw Error(d.at("problem.precision") + " = \"" + deck::to_string(d.problem.precision) +
+                    "\": a distributed run multiplies real types only yet (a single-process run "
+                    "takes complex ones)");
       // Only rank 0 writes the record; its path is checked before any work.
       if (json && comm.rank() == 0) check_output_path("--json", *json);
     } catch (...) {
@@ -489,8 +493,8 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     }
     comm.agree(failure);
     KokkosSession kokkos;
-    return d.problem.precision == deck::Precision::float64 ? run_rank<double>(d, comm, json, fault)
-                                                           : run_rank<float>(d, comm, json, fault);
+    return d.problem.precision == deck::Precision::float32 ? run_rank<float>(d, comm, json, fault)
+                                                           : run_rank<double>(d, comm, json, fault);
   } catch (const dist::CollectiveFailure& f) {
     if (comm.rank() == 0)
       std::cerr << "cuboid: error" << (f.origin != 0 ? fmt::format(" (rank {})", f.origin) : "")

@@ -81,8 +81,8 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
   }
   const auto& p = d.problem;
   exec::PlanOptions options = plan_options_for(d, specs, sizeof(Scalar));
-  options.beta_is_one = p.beta == 1.0;
-  options.beta_is_zero = p.beta == 0.0;
+  options.beta_is_one = p.beta == 1.0 && p.beta_im == 0.0;
+  options.beta_is_zero = p.beta == 0.0 && p.beta_im == 0.0;
   const exec::CalibrationProblem problem = exec::calibration_problem(
       p.m, p.n, p.k, p.tile, d.partition.algorithm, d.partition.discretization, options);
   std::unique_ptr<platform::SpeedCache> cache;
@@ -131,12 +131,11 @@ void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speed
     throw Error(speeds_origin(d, speeds) + ": " + *problem);
 }
 
-template std::vector<platform::Speed> speeds_for<double>(
-    const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&,
-    std::vector<exec::ProcessorRate>*);
-template std::vector<platform::Speed> speeds_for<float>(const deck::Deck&,
-                                                        const std::vector<platform::ProcessorSpec>&,
-                                                        bool, std::ostream&,
-                                                        std::vector<exec::ProcessorRate>*);
+#define CUBOID_SPEEDS_FOR(Scalar)                                                          \
+  template std::vector<platform::Speed> speeds_for<Scalar>(                                \
+      const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&, \
+      std::vector<exec::ProcessorRate>*);
+CUBOID_FOR_EACH_SCALAR(CUBOID_SPEEDS_FOR)
+#undef CUBOID_SPEEDS_FOR
 
 }  // namespace cuboid::app

@@ -6,6 +6,7 @@
 
 #include "deck/deck.hpp"
 #include "exec/plan.hpp"
+#include "exec/scalar.hpp"
 #include "exec/worker.hpp"
 #include "pipeline/local_multiply.hpp"
 #include "platform/calibration.hpp"
@@ -13,6 +14,23 @@
 namespace cuboid::app {
 
 std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d);
+
+// Calls f with a value (zero) of the deck's scalar type: the one switch from the deck's precision
+// to the templates.
+template <class F>
+decltype(auto) with_scalar(deck::Precision p, F&& f) {
+  switch (p) {
+    case deck::Precision::float32:
+      return f(float{});
+    case deck::Precision::complex64:
+      return f(Kokkos::complex<float>{});
+    case deck::Precision::complex128:
+      return f(Kokkos::complex<double>{});
+    case deck::Precision::float64:
+      break;
+  }
+  return f(double{});
+}
 
 // What the planner needs to know of each processor: its memory budget (devices: 80 % of free
 // memory, staged: 512 MiB, unless platform.memory_budget_mib says otherwise; host: none, it

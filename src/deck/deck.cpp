@@ -171,8 +171,11 @@ const std::map<std::string, Setter>& keys() {
       d.problem.tile = get_int(n, at, k, 1, std::int64_t(1) << 20);
     };
     t["problem.precision"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.precision = get_choice<Precision>(
-          n, at, k, {{"double", Precision::float64}, {"float", Precision::float32}});
+      d.problem.precision = get_choice<Precision>(n, at, k,
+                                                  {{"double", Precision::float64},
+                                                   {"float", Precision::float32},
+                                                   {"complex-double", Precision::complex128},
+                                                   {"complex-float", Precision::complex64}});
     };
     // BLAS's letters, in either case.
     for (const char* key : {"problem.trans_a", "problem.trans_b"})
@@ -188,12 +191,24 @@ const std::map<std::string, Setter>& keys() {
                    "transposed)");
         (k == "problem.trans_a" ? d.problem.trans_a : d.problem.trans_b) = *op;
       };
-    t["problem.alpha"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.alpha = get_number(n, at, k);
-    };
-    t["problem.beta"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.beta = get_number(n, at, k);
-    };
+    // A number, or [re, im] for a complex precision.
+    for (const char* key : {"problem.alpha", "problem.beta"})
+      t[key] = [](Deck& d, auto& n, auto& at, auto& k) {
+        const bool a = k == "problem.alpha";
+        double& re = a ? d.problem.alpha : d.problem.beta;
+        double& im = a ? d.problem.alpha_im : d.problem.beta_im;
+        if (const toml::array* arr = n.as_array()) {
+          if (arr->size() != 2)
+            fail(at, k,
+                 "expected a number or [re, im], got an array of " + std::to_string(arr->size()) +
+                     " elements");
+          re = get_number(*arr->get(0), at, k);
+          im = get_number(*arr->get(1), at, k);
+        } else {
+          re = get_number(n, at, k);
+          im = 0;
+        }
+      };
     t["problem.seed"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.problem.seed =
           std::uint64_t(get_int(n, at, k, 0, std::numeric_limits<std::int64_t>::max()));
@@ -472,25 +487,38 @@ void check(Deck& d) {
              ": a matrix of more than 2^63 elements");
 
   // alpha and beta must be numbers of the run's scalar type, and so must every element of C:
-  // |C| <= |alpha| k + |beta| with |A|, |B|, |C0| < 1.
-  const bool single = pr.precision == Precision::float32;
+  // |C| <= |alpha| k + |beta| with |A|, |B|, |C0| < 1 (moduli, and sqrt(2) more, for complex).
+  const bool single = pr.precision == Precision::float32 || pr.precision == Precision::complex64;
+  const bool complex = is_complex(pr.precision);
   const double largest =
       single ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
-  const char* type = single ? "float" : "double";
+  const std::string type = to_string(pr.precision);
+  const std::string wider = complex ? "\"complex-double\"" : "\"double\"";
   for (const char* key : {"problem.alpha", "problem.beta"}) {
-    const double v = std::string(key) == "problem.alpha" ? pr.alpha : pr.beta;
-    if (std::abs(v) > largest)
+    const bool a = std::string(key) == "problem.alpha";
+    const double re = a ? pr.alpha : pr.beta, im = a ? pr.alpha_im : pr.beta_im;
+    if (im != 0 && !complex)
       fail(at(key), key,
-           num(v) + " is beyond the largest " + type + " (" + num(largest) +
-               "): use precision \"double\" or a smaller value");
-    if (single && v != 0 && float(v) == 0.0f)
-      fail(at(key), key, "is nonzero but 0 as a float: use precision \"double\"");
+           "has an imaginary part (" + num(im) + ") but precision \"" + type +
+               "\" is real: use precision \"complex-" + type + "\"");
+    for (const double v : {re, im}) {
+      if (std::abs(v) > largest)
+        fail(at(key), key,
+             num(v) + " is beyond the largest " + type + " (" + num(largest) + "): use precision " +
+                 wider + " or a smaller value");
+      if (single && v != 0 && float(v) == 0.0f)
+        fail(at(key), key, "is nonzero but 0 as a float (" + num(v) + "): use precision " + wider);
+    }
   }
-  if (std::abs(pr.alpha) * double(pr.k) + std::abs(pr.beta) > largest)
+  const double growth = complex ? std::sqrt(2.0) : 1.0;
+  const double alpha_abs = std::hypot(pr.alpha, pr.alpha_im),
+               beta_abs = std::hypot(pr.beta, pr.beta_im);
+  if (growth * (alpha_abs * double(pr.k) + beta_abs) > largest)
     fail(at("problem.alpha"), "problem.alpha",
-         "|alpha| k = " + num(std::abs(pr.alpha) * double(pr.k)) +
+         "|alpha| k = " + num(alpha_abs * double(pr.k)) +
              ": elements of C could exceed the largest " + type +
-             " and overflow; use a smaller alpha" + (single ? " or precision \"double\"" : ""));
+             " and overflow; use a smaller alpha" +
+             (single ? " or precision " + wider : std::string()));
 
   if (!d.platform.slowdown.empty() && !d.platform.processors.empty() &&
       d.platform.slowdown.size() != d.platform.processors.size())
@@ -676,7 +704,32 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
   return parse_deck(read_input_file(path, kMaxDeckBytes, "the deck"), path, overrides);
 }
 
-std::string to_string(Precision p) { return p == Precision::float64 ? "double" : "float"; }
+std::string to_string(Precision p) {
+  switch (p) {
+    case Precision::float64:
+      return "double";
+    case Precision::float32:
+      return "float";
+    case Precision::complex64:
+      return "complex-float";
+    case Precision::complex128:
+      return "complex-double";
+  }
+  return "?";
+}
+bool is_complex(Precision p) { return p == Precision::complex64 || p == Precision::complex128; }
+std::size_t element_bytes(Precision p) {
+  switch (p) {
+    case Precision::float32:
+      return 4;
+    case Precision::float64:
+    case Precision::complex64:
+      return 8;
+    case Precision::complex128:
+      return 16;
+  }
+  return 8;
+}
 std::string to_string(CInit c) {
   return c == CInit::random ? "random" : c == CInit::zero ? "zero" : "nan";
 }

@@ -14,7 +14,10 @@
 
 namespace cuboid::deck {
 
-enum class Precision { float64, float32 };
+enum class Precision { float64, float32, complex64, complex128 };
+bool is_complex(Precision p);
+// Bytes of one element.
+std::size_t element_bytes(Precision p);
 // What C holds before the product.
 using CInit = exec::InitialC;
 
@@ -25,7 +28,10 @@ struct Problem {
   // op(A), op(B): C = alpha op(A) op(B) + beta C, op(A) m x k and op(B) k x n; a transposed A
   // is generated and stored k x m, a transposed B n x k.
   Op trans_a = Op::none, trans_b = Op::none;
+  // alpha = alpha + i alpha_im, beta likewise; the imaginary parts are 0 unless the precision is
+  // complex.
   double alpha = 1.0, beta = 0.0;
+  double alpha_im = 0.0, beta_im = 0.0;
   std::uint64_t seed = 2016;
   CInit c_init = CInit::random;
 };

@@ -118,9 +118,10 @@ std::vector<double> measure_rates(const std::vector<platform::ProcessorSpec>& sp
   return rates;
 }
 
-template std::vector<double> measure_rates<double>(const std::vector<platform::ProcessorSpec>&,
-                                                   const CalibrationProblem&, double);
-template std::vector<double> measure_rates<float>(const std::vector<platform::ProcessorSpec>&,
-                                                  const CalibrationProblem&, double);
+#define CUBOID_MEASURE_RATES(Scalar)                                                              \
+  template std::vector<double> measure_rates<Scalar>(const std::vector<platform::ProcessorSpec>&, \
+                                                     const CalibrationProblem&, double);
+CUBOID_FOR_EACH_SCALAR(CUBOID_MEASURE_RATES)
+#undef CUBOID_MEASURE_RATES
 
 }  // namespace cuboid::exec

@@ -212,7 +212,8 @@ int Engine<Scalar>::created() {
   return engines_created.load();
 }
 
-template class Engine<double>;
-template class Engine<float>;
+#define CUBOID_ENGINE(Scalar) template class Engine<Scalar>;
+CUBOID_FOR_EACH_SCALAR(CUBOID_ENGINE)
+#undef CUBOID_ENGINE
 
 }  // namespace cuboid::exec

@@ -36,16 +36,20 @@ struct DroppedTask {
 // without also losing its beta (a problem one tile deep with beta != 1).
 std::optional<DroppedTask> drop_one_task(Plan& plan);
 
-// Flips the most significant bit of the exponent of `x` (float or double).
+// Flips the most significant bit of the exponent of `x` (of its real part for a complex x).
 template <class Scalar>
 Scalar flip_exponent_bit(Scalar x) {
-  static_assert(std::is_floating_point_v<Scalar>);
-  using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
-  Bits b;
-  std::memcpy(&b, &x, sizeof b);
-  b ^= Bits(1) << (sizeof(Scalar) * 8 - 2);
-  std::memcpy(&x, &b, sizeof b);
-  return x;
+  if constexpr (!std::is_floating_point_v<Scalar>) {  // a complex type
+    return Scalar(flip_exponent_bit(x.real()), x.imag());
+  } else {
+    static_assert(std::is_floating_point_v<Scalar>);
+    using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
+    Bits b;
+    std::memcpy(&b, &x, sizeof b);
+    b ^= Bits(1) << (sizeof(Scalar) * 8 - 2);
+    std::memcpy(&x, &b, sizeof b);
+    return x;
+  }
 }
 
 }  // namespace cuboid::exec

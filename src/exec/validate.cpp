@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "exec/scalar.hpp"
 #include "kokkos_ext/compat.hpp"
 
 namespace cuboid::exec {
@@ -34,7 +35,7 @@ double frobenius_norm(const HostMatrix<Scalar>& M) {
   Kokkos::parallel_reduce(
       "cuboid::exec::frobenius", rank2({0, 0}, {M.extent(0), M.extent(1)}),
       KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, double& acc) {
-        const double v = double(M(i, j));
+        const double v = magnitude(M(i, j));
         acc += v * v;
       },
       sum);
@@ -54,19 +55,22 @@ Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<S
   v.method =
       "reference gemm on the host, componentwise: |C - C_ref| <= c gamma (|alpha||A||B| + "
       "|beta||C0|) for every element";
-  const double u = std::numeric_limits<Scalar>::epsilon() / 2;
+  const double u = validation_roundoff<Scalar>();
   const double factor = componentwise_factor(double(k), double(extra_additions), u);
-  const double floor = componentwise_floor(double(k), double(extra_additions), double(alpha),
-                                           double(std::numeric_limits<Scalar>::denorm_min()));
-  const double a = std::abs(double(alpha)), b = std::abs(double(beta));
+  const double floor =
+      componentwise_floor(double(k), double(extra_additions), magnitude(alpha),
+                          double(std::numeric_limits<RealOf<Scalar>>::denorm_min()));
+  const double a = magnitude(alpha), b = magnitude(beta);
   const bool use_c0 = beta != Scalar(0);  // beta = 0 ignores C0 (it may hold NaN)
   const std::int64_t bm = std::min(m, kValidationBlock), bn = std::min(n, kValidationBlock);
-  HostMatrix<Scalar> Aabs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::A_abs"),
-                          bm, k);
-  HostMatrix<Scalar> Babs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::B_abs"), k,
-                          bn);
-  HostMatrix<Scalar> W(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::AB_abs"), bm,
-                       bn);
+  // |A| |B| in the real type: the magnitudes of complex elements are real.
+  using Real = RealOf<Scalar>;
+  HostMatrix<Real> Aabs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::A_abs"), bm,
+                        k);
+  HostMatrix<Real> Babs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::B_abs"), k,
+                        bn);
+  HostMatrix<Real> W(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::exec::AB_abs"), bm,
+                     bn);
   double worst = -1;
   for (std::int64_t j0 = 0; j0 < n; j0 += bn) {
     const std::int64_t j1 = std::min(n, j0 + bn);
@@ -74,7 +78,7 @@ Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<S
     Kokkos::parallel_for(
         "cuboid::exec::abs_B", rank2({0, 0}, {k, j1 - j0}),
         KOKKOS_LAMBDA(std::int64_t l, std::int64_t j) {
-          Bb(l, j) = std::abs(tb ? B(j0 + j, l) : B(l, j0 + j));
+          Bb(l, j) = Real(magnitude(tb ? B(j0 + j, l) : B(l, j0 + j)));
         });
     for (std::int64_t i0 = 0; i0 < m; i0 += bm) {
       const std::int64_t i1 = std::min(m, i0 + bm);
@@ -84,20 +88,20 @@ Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<S
       Kokkos::parallel_for(
           "cuboid::exec::abs_A", rank2({0, 0}, {i1 - i0, k}),
           KOKKOS_LAMBDA(std::int64_t i, std::int64_t l) {
-            Ab(i, l) = std::abs(ta ? A(l, i0 + i) : A(i0 + i, l));
+            Ab(i, l) = Real(magnitude(ta ? A(l, i0 + i) : A(i0 + i, l)));
           });
       host().fence();
-      kokkos_ext::gemm(host(), Scalar(1), Ab, Bb, Scalar(0), Wb);
+      kokkos_ext::gemm(host(), Real(1), Ab, Bb, Real(0), Wb);
       host().fence();
       // error / bound of each element; Inf where C (or anything else) is not finite.
       auto ratio = [=](std::int64_t i, std::int64_t j, double& err, double& bound) {
-        const double c = double(C(i0 + i, j0 + j));
+        const Scalar c = C(i0 + i, j0 + j);
         const double scale =
-            a * double(Wb(i, j)) + (use_c0 ? b * std::abs(double(C0(i0 + i, j0 + j))) : 0.0);
+            a * double(Wb(i, j)) + (use_c0 ? b * magnitude(C0(i0 + i, j0 + j)) : 0.0);
         bound = factor * scale + floor;
-        err = std::abs(c - double(ref(i0 + i, j0 + j)));
+        err = magnitude(Scalar(c - ref(i0 + i, j0 + j)));
         const double r = err / bound;
-        return std::isfinite(c) && r == r ? r : std::numeric_limits<double>::infinity();
+        return is_finite(c) && r == r ? r : std::numeric_limits<double>::infinity();
       };
       double block_worst = 0;
       std::int64_t block_failed = 0;
@@ -164,8 +168,7 @@ Validation validate(const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
       const HostMatrix<Scalar>&, const HostMatrix<Scalar>&, const HostMatrix<Scalar>&,             \
       const HostMatrix<Scalar>&, const HostMatrix<Scalar>&, Scalar, Scalar, int, kokkos_ext::Ops); \
   template double frobenius_norm<Scalar>(const HostMatrix<Scalar>&);
-CUBOID_VALIDATE(double)
-CUBOID_VALIDATE(float)
+CUBOID_FOR_EACH_SCALAR(CUBOID_VALIDATE)
 #undef CUBOID_VALIDATE
 
 }  // namespace cuboid::exec

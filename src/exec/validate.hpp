@@ -22,6 +22,11 @@
 // A correct run cannot fail it; NaN or Inf anywhere in C fails it (with beta = 0, C0 is ignored
 // and may hold NaN).
 //
+// Complex scalars. The same count of roundings holds with every operation's relative error
+// bounded by sqrt(2) gamma_2 = 2 sqrt(2) u / (1 - 2u), the bound of a complex multiplication (an
+// addition's is u; Higham, sec. 3.6), so validation_roundoff() returns that in place of u; the
+// absolute values are moduli and W = |A||B| is computed in the real type.
+//
 // What it catches. For data in [-1, 1) W_ij is about k/4, so the bound of an element is about
 // k^2 u / 2 whatever m and n, while one lost or doubled tile task of depth b changes every
 // element of its b x b tile of C by a sum of b products, about sqrt(b/9) (5.3 for b = 256). At
@@ -38,6 +43,7 @@
 #include <string>
 
 #include "exec/matrices.hpp"
+#include "exec/scalar.hpp"
 #include "kokkos_ext/compat.hpp"
 
 namespace cuboid::exec {
@@ -83,6 +89,14 @@ Validation compare_componentwise(const HostMatrix<Scalar>& A, const HostMatrix<S
 // distributed check and the tests).
 double componentwise_factor(double k, double r, double u);
 double componentwise_floor(double k, double r, double alpha, double denorm_min);
+
+// The u of the bound: the unit roundoff for a real scalar, the bound of one complex
+// multiplication's relative error for a complex one.
+template <class Scalar>
+constexpr double validation_roundoff() {
+  const double u = unit_roundoff<Scalar>();
+  return is_complex<Scalar> ? 2.0 * 1.4142135623730951 * u / (1.0 - 2.0 * u) : u;
+}
 
 template <class Scalar>
 double frobenius_norm(const HostMatrix<Scalar>& M);

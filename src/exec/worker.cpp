@@ -72,7 +72,9 @@ BufferCost buffer_cost(const platform::ProcessorSpec& spec, std::size_t element_
   return BufferCost{};
 }
 
-template std::unique_ptr<Worker<double>> make_worker<double>(const platform::ProcessorSpec&);
-template std::unique_ptr<Worker<float>> make_worker<float>(const platform::ProcessorSpec&);
+#define CUBOID_MAKE_WORKER(Scalar) \
+  template std::unique_ptr<Worker<Scalar>> make_worker<Scalar>(const platform::ProcessorSpec&);
+CUBOID_FOR_EACH_SCALAR(CUBOID_MAKE_WORKER)
+#undef CUBOID_MAKE_WORKER
 
 }  // namespace cuboid::exec

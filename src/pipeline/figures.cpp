@@ -59,13 +59,11 @@ std::vector<ProcessorFigures> processor_figures(const LocalMultiply<Scalar>& lm,
   return out;
 }
 
-template std::vector<ProcessorFigures> processor_figures(const LocalMultiply<float>&,
-                                                         const std::vector<platform::Speed>&,
-                                                         const std::vector<LocalPlan>&,
-                                                         const std::vector<exec::WorkerStats>&);
-template std::vector<ProcessorFigures> processor_figures(const LocalMultiply<double>&,
-                                                         const std::vector<platform::Speed>&,
-                                                         const std::vector<LocalPlan>&,
-                                                         const std::vector<exec::WorkerStats>&);
+#define CUBOID_FIGURES(Scalar)                                           \
+  template std::vector<ProcessorFigures> processor_figures(              \
+      const LocalMultiply<Scalar>&, const std::vector<platform::Speed>&, \
+      const std::vector<LocalPlan>&, const std::vector<exec::WorkerStats>&);
+CUBOID_FOR_EACH_SCALAR(CUBOID_FIGURES)
+#undef CUBOID_FIGURES
 
 }  // namespace cuboid::pipeline

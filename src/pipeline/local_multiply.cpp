@@ -67,10 +67,7 @@ exec::PlanOptions plan_options_for(const std::vector<platform::ProcessorSpec>& p
   return o;
 }
 
-void require_supported(const GemmShape& shape, ScalarType type) {
-  if (type != ScalarType::float32 && type != ScalarType::float64)
-    throw Unsupported("problem.precision", "the scalar type " + std::string(to_string(type)) +
-                                               " is not supported yet (float and double are)");
+void require_supported(const GemmShape& shape, ScalarType) {
   if (shape.m < 0 || shape.n < 0 || shape.k < 0)
     throw std::invalid_argument("m, n and k must not be negative");
 }
@@ -248,7 +245,8 @@ HostBuffers LocalMultiply<Scalar>::host_buffers(const std::vector<LocalPlan>& pl
   return out;
 }
 
-template class LocalMultiply<float>;
-template class LocalMultiply<double>;
+#define CUBOID_LOCAL_MULTIPLY(Scalar) template class LocalMultiply<Scalar>;
+CUBOID_FOR_EACH_SCALAR(CUBOID_LOCAL_MULTIPLY)
+#undef CUBOID_LOCAL_MULTIPLY
 
 }  // namespace cuboid::pipeline

@@ -132,8 +132,8 @@ class LocalMultiply {
 exec::PlanOptions plan_options_for(const std::vector<platform::ProcessorSpec>& processors,
                                    std::size_t element_bytes, double budget_mib);
 
-// Refuses what the local multiply cannot compute yet (complex scalars), as Unsupported naming
-// the setting: kept in the signatures so that adding them changes no caller.
+// Refuses a shape the local multiply cannot compute (negative extents). Every scalar type and op
+// is computed; the type stays in the signature for a backend that lacks one.
 // Leading dimensions are the views' own (a padded LayoutLeft view is a sub-matrix).
 void require_supported(const GemmShape& shape, ScalarType type);
 

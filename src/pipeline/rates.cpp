@@ -63,11 +63,11 @@ std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::Process
   return rates;
 }
 
-template std::vector<exec::ProcessorRate> model_rates<float>(
-    const std::vector<platform::ProcessorSpec>&, const std::vector<double>&, platform::SpeedCache*,
-    bool, std::ostream&);
-template std::vector<exec::ProcessorRate> model_rates<double>(
-    const std::vector<platform::ProcessorSpec>&, const std::vector<double>&, platform::SpeedCache*,
-    bool, std::ostream&);
+#define CUBOID_MODEL_RATES(Scalar)                                             \
+  template std::vector<exec::ProcessorRate> model_rates<Scalar>(               \
+      const std::vector<platform::ProcessorSpec>&, const std::vector<double>&, \
+      platform::SpeedCache*, bool, std::ostream&);
+CUBOID_FOR_EACH_SCALAR(CUBOID_MODEL_RATES)
+#undef CUBOID_MODEL_RATES
 
 }  // namespace cuboid::pipeline

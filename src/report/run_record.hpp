@@ -76,6 +76,7 @@ struct RunRecord {
   std::string precision;
   std::string trans_a = "N", trans_b = "N";  // op(A), op(B) as BLAS spells them
   double alpha = 1, beta = 0;
+  double alpha_im = 0, beta_im = 0;  // nonzero only in a complex precision
   std::uint64_t seed = 0;
   std::string c_init;
 

@@ -46,6 +46,7 @@ void describe_deck(RunRecord& rec, const deck::Deck& d) {
   rec.precision = deck::to_string(pr.precision);
   rec.trans_a = std::string(1, char(pr.trans_a)), rec.trans_b = std::string(1, char(pr.trans_b));
   rec.alpha = pr.alpha, rec.beta = pr.beta, rec.seed = pr.seed;
+  rec.alpha_im = pr.alpha_im, rec.beta_im = pr.beta_im;
   rec.c_init = deck::to_string(pr.c_init);
   rec.algorithm = std::string(partition::to_string(d.partition.algorithm));
   rec.discretization = std::string(partition::to_string(d.partition.discretization));
@@ -54,13 +55,28 @@ void describe_deck(RunRecord& rec, const deck::Deck& d) {
   rec.task_tiles = d.run.task_tiles;
 }
 
+namespace {
+bool complex_precision(const RunRecord& r) { return r.precision.rfind("complex", 0) == 0; }
+// alpha or beta as the summary writes it: a real number, or (re+im i) in a complex precision.
+std::string scalar_text(const RunRecord& r, double re, double im) {
+  if (!complex_precision(r)) return fmt::format("{}", re);
+  return fmt::format("({}{}{}i)", re, im < 0 ? "-" : "+", std::abs(im));
+}
+// A JSON number, or [re, im] in a complex precision.
+nlohmann::json scalar_json(const RunRecord& r, double re, double im) {
+  if (!complex_precision(r)) return re;
+  return nlohmann::json::array({re, im});
+}
+}  // namespace
+
 void print_summary(std::ostream& os, const RunRecord& r) {
   auto op = [](const std::string& x, const char* name) {
     return std::string(name) + (x == "T" ? "^T" : x == "C" ? "^H" : "");
   };
   os << fmt::format("problem    C = {}*{}*{} + {}*C, m={} n={} k={}, tile {}, {} ({}), seed {}\n",
-                    r.alpha, op(r.trans_a, "A"), op(r.trans_b, "B"), r.beta, r.m, r.n, r.k, r.tile,
-                    r.precision, r.deck, r.seed);
+                    scalar_text(r, r.alpha, r.alpha_im), op(r.trans_a, "A"), op(r.trans_b, "B"),
+                    scalar_text(r, r.beta, r.beta_im), r.m, r.n, r.k, r.tile, r.precision, r.deck,
+                    r.seed);
   os << fmt::format(
       "partition  {} + {}: Hs / lower bound = {:.4f} (plain 3V^(2/3) bound: {:.4f}), "
       "imbalance {:.2f}%, {}\n",
@@ -113,7 +129,8 @@ void print_summary(std::ostream& os, const RunRecord& r) {
       "time       median {:.4f} s (min {:.4f}, max {:.4f}) over {} repetitions after {} warm-up; "
       "beta pre-pass {:.4f} s, reduction {:.4f} s\n",
       r.median_s, r.min_s, r.max_s, r.repetitions, r.warmup, r.prescale_s, r.reduce_s);
-  os << fmt::format("rate       {:.2f} GFLOP/s (2mnk / median time)\n", r.gflops);
+  os << fmt::format("rate       {:.2f} GFLOP/s ({}mnk / median time)\n", r.gflops,
+                    complex_precision(r) ? 8 : 2);
   if (r.predicted_s > 0)
     os << fmt::format("model      {:.4f} s predicted ({} speed model), measured/predicted {:.2f}\n",
                       r.predicted_s, r.speed_model, r.median_s / r.predicted_s);
@@ -145,8 +162,8 @@ json problem_json(const RunRecord& r) {
           {"precision", r.precision},
           {"trans_a", r.trans_a},
           {"trans_b", r.trans_b},
-          {"alpha", r.alpha},
-          {"beta", r.beta},
+          {"alpha", scalar_json(r, r.alpha, r.alpha_im)},
+          {"beta", scalar_json(r, r.beta, r.beta_im)},
           {"seed", r.seed},
           {"c_init", r.c_init}};
 }

@@ -31,8 +31,10 @@ struct Product {
         n(n_),
         k(k_),
         tile(tile_),
-        alpha(Scalar(a)),
-        beta(Scalar(b)),
+        // Complex types get an imaginary part too (none where the real part is 0 or 1, so that
+        // beta = 0 and beta = 1 keep their meaning).
+        alpha(make_scalar<Scalar>(a, a == 0 || a == 1 ? 0 : -0.5 * a)),
+        beta(make_scalar<Scalar>(b, b == 0 || b == 1 ? 0 : 0.25 * b)),
         A("A", m_, k_),
         B("B", k_, n_),
         C0("C0", m_, n_),
@@ -73,7 +75,7 @@ struct Product {
 
 template <class Scalar>
 class Componentwise : public ::testing::Test {};
-using Scalars = ::testing::Types<double, float>;
+using Scalars = ::testing::Types<double, float, Kokkos::complex<double>, Kokkos::complex<float>>;
 TYPED_TEST_SUITE(Componentwise, Scalars);
 
 TYPED_TEST(Componentwise, EveryWayTheEngineComputesPasses) {
@@ -110,14 +112,45 @@ TYPED_TEST(Componentwise, ALostTileTaskFailsOnEveryProcessorKind) {
 
 TYPED_TEST(Componentwise, NanInC0IsIgnoredWhenBetaIsZeroAndCaughtOtherwise) {
   Product<TypeParam> p(40, 30, 50, 8, 1.0, 0.0);
-  Kokkos::deep_copy(p.C0, std::numeric_limits<TypeParam>::quiet_NaN());
+  Kokkos::deep_copy(p.C0, quiet_nan<TypeParam>());
   p.run({"host", "staged"}, partition::Algorithm::nrrp3d, false);
   EXPECT_TRUE(p.check(2).passed);
-  p.C(3, 4) = std::numeric_limits<TypeParam>::infinity();
+  p.C(3, 4) = make_scalar<TypeParam>(std::numeric_limits<double>::infinity(), 0);
   const auto v = p.check(2);
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.worst_i, 3);
   EXPECT_EQ(v.worst_j, 4);
+}
+
+// In a complex type the check tells op 'C' from 'T': a product computed with A^T where A^H was
+// asked fails, and one element changed by twice its bound (in its imaginary part) fails alone.
+template <class Scalar>
+void conjugation_and_one_element() {
+  const std::int64_t m = 60, n = 40, k = 70;
+  HostMatrix<Scalar> A("A", k, m), B("B", k, n), C0("C0", m, n), C("C", m, n);
+  fill_random(A, 9, MatrixId::A);
+  fill_random(B, 9, MatrixId::B);
+  fill_random(C0, 9, MatrixId::C);
+  const Scalar alpha = make_scalar<Scalar>(0.75, 0.5), beta = make_scalar<Scalar>(-1, 0.25);
+  Kokkos::deep_copy(C, C0);
+  kokkos_ext::gemm(host(), kokkos_ext::Ops{'T', 'N'}, alpha, A, B, beta, C);
+  host().fence();
+  EXPECT_TRUE(validate(A, B, C0, C, alpha, beta, 1, kokkos_ext::Ops{'T', 'N'}).passed);
+  const auto wrong_op = validate(A, B, C0, C, alpha, beta, 1, kokkos_ext::Ops{'C', 'N'});
+  EXPECT_FALSE(wrong_op.passed);
+  EXPECT_GT(wrong_op.failed, m * n / 2);
+  const auto ok = validate(A, B, C0, C, alpha, beta, 1, kokkos_ext::Ops{'T', 'N'});
+  C(7, 9) += make_scalar<Scalar>(0, 2 * ok.bound);
+  const auto one = validate(A, B, C0, C, alpha, beta, 1, kokkos_ext::Ops{'T', 'N'});
+  EXPECT_FALSE(one.passed);
+  EXPECT_EQ(one.failed, 1);
+  EXPECT_EQ(one.worst_i, 7);
+  EXPECT_EQ(one.worst_j, 9);
+}
+
+TEST(ComponentwiseComplex, ConjugationAndOneElementAreSeen) {
+  conjugation_and_one_element<Kokkos::complex<double>>();
+  conjugation_and_one_element<Kokkos::complex<float>>();
 }
 
 // One lost or doubled 256^3 tile task must fail the check in float at m = n = k = 8192; here at
