@@ -13,6 +13,7 @@
 
 #include <cuboid/cuboid.h>
 #include <chrono>
+#include <complex>
 #include <cstdint>
 #include <cuboid/cuboid.hpp>
 #include <stdexcept>
@@ -23,6 +24,11 @@
 extern "C" void dgemm_(const char* transa, const char* transb, const int* m, const int* n,
                        const int* k, const double* alpha, const double* a, const int* lda,
                        const double* b, const int* ldb, const double* beta, double* c,
+                       const int* ldc);
+extern "C" void zgemm_(const char* transa, const char* transb, const int* m, const int* n,
+                       const int* k, const std::complex<double>* alpha,
+                       const std::complex<double>* a, const int* lda, const std::complex<double>* b,
+                       const int* ldb, const std::complex<double>* beta, std::complex<double>* c,
                        const int* ldc);
 
 namespace {
@@ -130,6 +136,57 @@ void BM_Library_Host_ops(benchmark::State& state) {
     benchmark::DoNotOptimize(s.C.data());
   }
   set_flops(state, s.n);
+  set_op_label(state);
+}
+
+// Complex double: OpenBLAS' zgemm and the library with the same ops, rates counted 8mnk.
+struct ComplexSquare {
+  explicit ComplexSquare(std::int64_t n_) : n(n_) {
+    for (auto* m : {&A, &B, &C}) {
+      const auto re = random_matrix(n, std::uint64_t(m == &A ? 1 : m == &B ? 2 : 3));
+      const auto im = random_matrix(n, std::uint64_t(m == &A ? 4 : m == &B ? 5 : 6));
+      m->resize(re.size());
+      for (std::size_t i = 0; i < re.size(); ++i) (*m)[i] = {re[i], im[i]};
+    }
+  }
+  std::int64_t n;
+  std::vector<std::complex<double>> A, B, C;
+};
+
+void set_complex_flops(benchmark::State& state, std::int64_t n) {
+  state.counters["FLOPS"] = benchmark::Counter(8.0 * double(n) * double(n) * double(n),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_OpenBLAS_zgemm_ops(benchmark::State& state) {
+  ComplexSquare s(state.range(0));
+  const int n = int(s.n);
+  const std::complex<double> alpha(1, 0.5), beta(0);
+  const char ta = kOps[state.range(1) / 3], tb = kOps[state.range(1) % 3];
+  zgemm_(&ta, &tb, &n, &n, &n, &alpha, s.A.data(), &n, s.B.data(), &n, &beta, s.C.data(), &n);
+  for (auto _ : state) {
+    zgemm_(&ta, &tb, &n, &n, &n, &alpha, s.A.data(), &n, s.B.data(), &n, &beta, s.C.data(), &n);
+    benchmark::DoNotOptimize(s.C.data());
+  }
+  set_complex_flops(state, s.n);
+  set_op_label(state);
+}
+
+void BM_Library_Host_zgemm_ops(benchmark::State& state) {
+  ComplexSquare s(state.range(0));
+  auto& context = host_context();
+  const auto oa = cuboid::Op(kOps[state.range(1) / 3]), ob = cuboid::Op(kOps[state.range(1) % 3]);
+  const std::complex<double> alpha(1, 0.5), beta(0);
+  const auto call = [&] {
+    context.gemm(oa, ob, s.n, s.n, s.n, alpha, s.A.data(), s.n, s.B.data(), s.n, beta, s.C.data(),
+                 s.n);
+  };
+  call();
+  for (auto _ : state) {
+    call();
+    benchmark::DoNotOptimize(s.C.data());
+  }
+  set_complex_flops(state, s.n);
   set_op_label(state);
 }
 
@@ -259,6 +316,11 @@ BENCHMARK(BM_OpenBLAS_dgemm_ops)
 BENCHMARK(BM_Library_Host_ops)
     ->ArgsProduct({{3072}, {0, 1, 2, 3, 4, 5, 6, 7, 8}})
     ->Unit(benchmark::kMillisecond);
+// Complex double, N/N and C/N at 3072: cuboid-bench-library --benchmark_filter=zgemm_ops
+//   --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+//   --benchmark_report_aggregates_only=true
+BENCHMARK(BM_OpenBLAS_zgemm_ops)->ArgsProduct({{3072}, {0, 6}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Library_Host_zgemm_ops)->ArgsProduct({{3072}, {0, 6}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Crossover_Direct)
     ->RangeMultiplier(2)
     ->Range(128, 2048)

@@ -83,9 +83,19 @@ cuboid_status cuboid_dgemm(cuboid_context* context, char transa, char transb, in
 cuboid_status cuboid_sgemm(cuboid_context* context, char transa, char transb, int64_t m, int64_t n,
                            int64_t k, float alpha, const float* A, int64_t lda, const float* B,
                            int64_t ldb, float beta, float* C, int64_t ldc);
+/* Complex double and complex float, as CBLAS passes them: alpha, beta and the arrays point to
+ * pairs of reals (re, im), column-major, aligned as their reals (C's double complex, C++'s
+ * std::complex, Fortran's COMPLEX*16 and COMPLEX all do); 'C' conjugates. */
+cuboid_status cuboid_zgemm(cuboid_context* context, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, const void* alpha, const void* A, int64_t lda, const void* B,
+                           int64_t ldb, const void* beta, void* C, int64_t ldc);
+cuboid_status cuboid_cgemm(cuboid_context* context, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, const void* alpha, const void* A, int64_t lda, const void* B,
+                           int64_t ldb, const void* beta, void* C, int64_t ldc);
 
-/* The speeds the context uses for a scalar type ('d' or 's'), GFLOP/s, into `speeds` (at most
- * `capacity`); returns how many processors there are, or -1 on an error. Calibrates if needed. */
+/* The speeds the context uses for a scalar type ('d', 's', 'z' or 'c'), GFLOP/s, into `speeds` (at
+ * most `capacity`); returns how many processors there are, or -1 on an error. Calibrates if needed.
+ */
 int cuboid_speeds(cuboid_context* context, char type, double* speeds, int capacity);
 
 #ifdef __cplusplus

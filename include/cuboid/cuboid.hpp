@@ -8,6 +8,7 @@
 #include <cuboid/error.hpp>
 #include <cuboid/gemm.hpp>
 
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,6 +65,17 @@ class Context {
   void gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
             const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta,
             float* C, std::int64_t ldc);
+  // Complex: zgemm and cgemm. Arrays need only their elements' alignment (that of std::complex,
+  // as Fortran's COMPLEX*16 has); a matrix not aligned to twice that is multiplied through an
+  // aligned copy.
+  void gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+            std::complex<double> alpha, const std::complex<double>* A, std::int64_t lda,
+            const std::complex<double>* B, std::int64_t ldb, std::complex<double> beta,
+            std::complex<double>* C, std::int64_t ldc);
+  void gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+            std::complex<float> alpha, const std::complex<float>* A, std::int64_t lda,
+            const std::complex<float>* B, std::int64_t ldb, std::complex<float> beta,
+            std::complex<float>* C, std::int64_t ldc);
 
   // The same product on matrices that lie in the memory of one of the context's processors the
   // host cannot address (a GPU's), named by the Kokkos memory space's name() ("Cuda", "HIP"):
@@ -79,6 +91,16 @@ class Context {
   void gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
                      std::int64_t n, std::int64_t k, float alpha, const float* A, std::int64_t lda,
                      const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc);
+  void gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                     std::int64_t n, std::int64_t k, std::complex<double> alpha,
+                     const std::complex<double>* A, std::int64_t lda, const std::complex<double>* B,
+                     std::int64_t ldb, std::complex<double> beta, std::complex<double>* C,
+                     std::int64_t ldc);
+  void gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                     std::int64_t n, std::int64_t k, std::complex<float> alpha,
+                     const std::complex<float>* A, std::int64_t lda, const std::complex<float>* B,
+                     std::int64_t ldb, std::complex<float> beta, std::complex<float>* C,
+                     std::int64_t ldc);
 
   // The speeds for a scalar type (calibrating on first use), GFLOP/s per processor.
   std::vector<double> speeds(ScalarType type);

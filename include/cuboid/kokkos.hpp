@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cuboid/cuboid.hpp>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 namespace cuboid {
@@ -94,9 +95,37 @@ constexpr void check_view_type() {
                     std::is_same_v<Layout, Kokkos::LayoutStride>,
                 "cuboid::gemm takes LayoutLeft, LayoutRight and LayoutStride views");
   using Scalar = typename View::non_const_value_type;
-  static_assert(std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>,
-                "cuboid::gemm computes double and float");
+  static_assert(std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float> ||
+                    std::is_same_v<Scalar, Kokkos::complex<double>> ||
+                    std::is_same_v<Scalar, Kokkos::complex<float>>,
+                "cuboid::gemm computes double, float, Kokkos::complex<double> and "
+                "Kokkos::complex<float>");
 }
+
+// The context's pointer interface takes std::complex, which holds the same two reals as
+// Kokkos::complex.
+template <class Scalar>
+struct PublicScalar {
+  using type = Scalar;
+};
+template <class T>
+struct PublicScalar<Kokkos::complex<T>> {
+  using type = std::complex<T>;
+};
+template <class Scalar>
+auto to_public(Scalar* p) {
+  using P = typename PublicScalar<std::remove_const_t<Scalar>>::type;
+  if constexpr (std::is_const_v<Scalar>)
+    return reinterpret_cast<const P*>(p);
+  else
+    return reinterpret_cast<P*>(p);
+}
+template <class Scalar>
+auto to_public_value(const Scalar& x) {
+  return typename PublicScalar<Scalar>::type(x.real(), x.imag());
+}
+inline double to_public_value(double x) { return x; }
+inline float to_public_value(float x) { return x; }
 
 }  // namespace kokkos_detail
 
@@ -149,6 +178,16 @@ void gemm(Context& context, const ExecSpace& space, Op op_a, Op op_b,
   // Column-major C: C = op(A) op(B). Row-major C, read column-major, is C^T = op(B)^T op(A)^T:
   // the operands swap, and each one laid out like C is read as it lies.
   const bool same_a = sa.row_major == sc.row_major, same_b = sb.row_major == sc.row_major;
+  // A complex operand laid out unlike C, read as it lies, is the transpose of the matrix meant:
+  // its conjugate transpose is then its conjugate alone, which BLAS has no op for.
+  constexpr bool complex = !std::is_floating_point_v<Scalar>;
+  for (auto [op, same, name] : {std::tuple{op_a, same_a, "A"}, std::tuple{op_b, same_b, "B"}})
+    if (complex && !same && op == Op::conjugate_transpose)
+      throw Unsupported(
+          name, std::string(name) + ": a " + (sc.row_major ? "column-major" : "row-major") +
+                    " complex view with C " + (sc.row_major ? "row-major" : "column-major") +
+                    " and op 'C' would need its conjugate without a transpose, "
+                    "which BLAS has no op for: lay it out like C");
   const Op ea = d::effective(op_a, same_a), eb = d::effective(op_b, same_b);
   struct Operand {
     const Scalar* data;
@@ -165,12 +204,15 @@ void gemm(Context& context, const ExecSpace& space, Op op_a, Op op_b,
 
   space.fence();
   try {
+    const auto pa = d::to_public(first.data), pb = d::to_public(second.data);
+    const auto pc = d::to_public(C.data());
+    const auto al = d::to_public_value(Scalar(alpha)), be = d::to_public_value(Scalar(beta));
     if constexpr (on_host) {
-      context.gemm(first.op, second.op, rows, cols, k, alpha, first.data, first.ld, second.data,
-                   second.ld, beta, C.data(), sc.ld);
+      context.gemm(first.op, second.op, rows, cols, k, al, pa, first.ld, pb, second.ld, be, pc,
+                   sc.ld);
     } else {
-      context.gemm_resident(CSpace::name(), first.op, second.op, rows, cols, k, alpha, first.data,
-                            first.ld, second.data, second.ld, beta, C.data(), sc.ld);
+      context.gemm_resident(CSpace::name(), first.op, second.op, rows, cols, k, al, pa, first.ld,
+                            pb, second.ld, be, pc, sc.ld);
     }
   } catch (const Unsupported& e) {
     // The library refuses op != N for its first or second operand: name the view argument.

@@ -52,6 +52,24 @@ cuboid_status gemm(cuboid_context* ctx, char transa, char transb, int64_t m, int
   });
 }
 
+// A complex call: alpha and beta point to (re, im) pairs, the arrays to std::complex<T>.
+template <class T>
+cuboid_status complex_gemm(cuboid_context* ctx, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, const void* alpha, const void* A, int64_t lda, const void* B,
+                           int64_t ldb, const void* beta, void* C, int64_t ldc) {
+  if (!ctx) return CUBOID_INVALID_ARGUMENT;
+  return guarded(ctx->error, [&] {
+    if (!alpha) throw cuboid::KeyedError("alpha", "alpha is a null pointer");
+    if (!beta) throw cuboid::KeyedError("beta", "beta is a null pointer");
+    using Z = std::complex<T>;
+    const auto op_a = cuboid::capi::op_argument(transa, "transa");
+    const auto op_b = cuboid::capi::op_argument(transb, "transb");
+    ctx->context.gemm(op_a, op_b, m, n, k, *static_cast<const Z*>(alpha), static_cast<const Z*>(A),
+                      lda, static_cast<const Z*>(B), ldb, *static_cast<const Z*>(beta),
+                      static_cast<Z*>(C), ldc);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -94,14 +112,31 @@ cuboid_status cuboid_sgemm(cuboid_context* context, char transa, char transb, in
   return gemm(context, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+cuboid_status cuboid_zgemm(cuboid_context* context, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, const void* alpha, const void* A, int64_t lda, const void* B,
+                           int64_t ldb, const void* beta, void* C, int64_t ldc) {
+  return complex_gemm<double>(context, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                              ldc);
+}
+
+cuboid_status cuboid_cgemm(cuboid_context* context, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, const void* alpha, const void* A, int64_t lda, const void* B,
+                           int64_t ldb, const void* beta, void* C, int64_t ldc) {
+  return complex_gemm<float>(context, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 int cuboid_speeds(cuboid_context* context, char type, double* speeds, int capacity) {
   if (!context) return -1;
   std::vector<double> v;
   const cuboid_status s = guarded(context->error, [&] {
-    if (type != 'd' && type != 's')
-      throw cuboid::KeyedError("type", std::string("type '") + type + "' is not 'd' or 's'");
-    v = context->context.speeds(type == 'd' ? cuboid::ScalarType::float64
-                                            : cuboid::ScalarType::float32);
+    const cuboid::ScalarType t = type == 'd'   ? cuboid::ScalarType::float64
+                                 : type == 's' ? cuboid::ScalarType::float32
+                                 : type == 'z' ? cuboid::ScalarType::complex_float64
+                                               : cuboid::ScalarType::complex_float32;
+    if (type != 'd' && type != 's' && type != 'z' && type != 'c')
+      throw cuboid::KeyedError("type",
+                               std::string("type '") + type + "' is not 'd', 's', 'z' or 'c'");
+    v = context->context.speeds(t);
   });
   if (s != CUBOID_SUCCESS) return -1;
   for (int i = 0; i < capacity && std::size_t(i) < v.size(); ++i) speeds[i] = v[std::size_t(i)];

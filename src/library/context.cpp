@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -101,6 +102,8 @@ struct Context::Impl {
   CallReport last;
   TypeState<float> f32;
   TypeState<double> f64;
+  TypeState<Kokkos::complex<float>> c32;
+  TypeState<Kokkos::complex<double>> c64;
   // What other entries keep with the context (the distributed entry's prepared products), by
   // name; declared last, so destroyed before the local multiplies they use.
   std::map<std::string, std::shared_ptr<void>> extensions;
@@ -109,8 +112,12 @@ struct Context::Impl {
   TypeState<Scalar>& state() {
     if constexpr (std::is_same_v<Scalar, float>)
       return f32;
-    else
+    else if constexpr (std::is_same_v<Scalar, double>)
       return f64;
+    else if constexpr (std::is_same_v<Scalar, Kokkos::complex<float>>)
+      return c32;
+    else
+      return c64;
   }
 
   // Speeds given, cached or measured (on the first call's shape, each edge capped at 2048).
@@ -377,6 +384,120 @@ void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_
   impl_->gemm(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+namespace {
+
+// std::complex<T> and Kokkos::complex<T> hold the same two T; Kokkos' is aligned to their sum,
+// std::complex (and Fortran's COMPLEX) to one T only.
+template <class T>
+Kokkos::complex<T> kokkos_scalar(std::complex<T> x) {
+  return {x.real(), x.imag()};
+}
+template <class T>
+bool kokkos_aligned(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignof(Kokkos::complex<T>) == 0;
+}
+
+// A stored matrix (rows x cols, leading dimension ld) copied to or from a packed aligned buffer;
+// memcpy, so that no complex load meets the caller's alignment.
+template <class T>
+void copy_columns(void* dst, std::int64_t ld_dst, const void* src, std::int64_t ld_src,
+                  std::int64_t rows, std::int64_t cols) {
+  const std::size_t elem = 2 * sizeof(T);
+  for (std::int64_t j = 0; j < cols; ++j)
+    std::memcpy(static_cast<char*>(dst) + std::size_t(j * ld_dst) * elem,
+                static_cast<const char*>(src) + std::size_t(j * ld_src) * elem,
+                std::size_t(rows) * elem);
+}
+
+// Calls f(A, lda, B, ldb, C, ldc) with Kokkos::complex pointers: the caller's arrays when they
+// are aligned for it, else aligned copies of the matrices that are not (C copied back).
+template <class T, class F>
+void with_kokkos_complex(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                         const std::complex<T>* A, std::int64_t lda, const std::complex<T>* B,
+                         std::int64_t ldb, std::complex<T>* C, std::int64_t ldc, F&& f) {
+  using K = Kokkos::complex<T>;
+  const bool ta = op_a != Op::none, tb = op_b != Op::none;
+  const std::int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+  std::vector<K> a, b, c;
+  const K* pa = reinterpret_cast<const K*>(A);
+  const K* pb = reinterpret_cast<const K*>(B);
+  K* pc = reinterpret_cast<K*>(C);
+  const bool empty = m == 0 || n == 0;
+  if (!empty && A && k > 0 && !kokkos_aligned<T>(A)) {
+    a.resize(std::size_t(ar * ac));
+    copy_columns<T>(a.data(), ar, A, lda, ar, ac);
+    pa = a.data(), lda = std::max<std::int64_t>(ar, 1);
+  }
+  if (!empty && B && k > 0 && !kokkos_aligned<T>(B)) {
+    b.resize(std::size_t(br * bc));
+    copy_columns<T>(b.data(), br, B, ldb, br, bc);
+    pb = b.data(), ldb = std::max<std::int64_t>(br, 1);
+  }
+  const bool copy_c = !empty && C && !kokkos_aligned<T>(C);
+  std::int64_t ldc_used = ldc;
+  if (copy_c) {
+    c.resize(std::size_t(m * n));
+    copy_columns<T>(c.data(), m, C, ldc, m, n);
+    pc = c.data(), ldc_used = m;
+  }
+  f(pa, lda, pb, ldb, pc, ldc_used);
+  if (copy_c) copy_columns<T>(C, ldc, c.data(), m, m, n);
+}
+
+}  // namespace
+
+void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                   std::complex<double> alpha, const std::complex<double>* A, std::int64_t lda,
+                   const std::complex<double>* B, std::int64_t ldb, std::complex<double> beta,
+                   std::complex<double>* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  // The arguments are checked before any copy (a bad leading dimension must not be read with).
+  check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != 0.0, A, B, C);
+  with_kokkos_complex(op_a, op_b, m, n, k, A, lda, B, ldb, C, ldc,
+                      [&](auto a, auto la, auto b, auto lb, auto c, auto lc) {
+                        impl_->gemm(op_a, op_b, m, n, k, kokkos_scalar(alpha), a, la, b, lb,
+                                    kokkos_scalar(beta), c, lc);
+                      });
+}
+
+void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                   std::complex<float> alpha, const std::complex<float>* A, std::int64_t lda,
+                   const std::complex<float>* B, std::int64_t ldb, std::complex<float> beta,
+                   std::complex<float>* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != 0.0f, A, B, C);
+  with_kokkos_complex(op_a, op_b, m, n, k, A, lda, B, ldb, C, ldc,
+                      [&](auto a, auto la, auto b, auto lb, auto c, auto lc) {
+                        impl_->gemm(op_a, op_b, m, n, k, kokkos_scalar(alpha), a, la, b, lb,
+                                    kokkos_scalar(beta), c, lc);
+                      });
+}
+
+// Device memory comes from the device's allocator, aligned far beyond a complex number.
+void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                            std::int64_t n, std::int64_t k, std::complex<double> alpha,
+                            const std::complex<double>* A, std::int64_t lda,
+                            const std::complex<double>* B, std::int64_t ldb,
+                            std::complex<double> beta, std::complex<double>* C, std::int64_t ldc) {
+  using K = Kokkos::complex<double>;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->gemm_resident(memory_space, op_a, op_b, m, n, k, kokkos_scalar(alpha),
+                       reinterpret_cast<const K*>(A), lda, reinterpret_cast<const K*>(B), ldb,
+                       kokkos_scalar(beta), reinterpret_cast<K*>(C), ldc);
+}
+
+void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                            std::int64_t n, std::int64_t k, std::complex<float> alpha,
+                            const std::complex<float>* A, std::int64_t lda,
+                            const std::complex<float>* B, std::int64_t ldb,
+                            std::complex<float> beta, std::complex<float>* C, std::int64_t ldc) {
+  using K = Kokkos::complex<float>;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->gemm_resident(memory_space, op_a, op_b, m, n, k, kokkos_scalar(alpha),
+                       reinterpret_cast<const K*>(A), lda, reinterpret_cast<const K*>(B), ldb,
+                       kokkos_scalar(beta), reinterpret_cast<K*>(C), ldc);
+}
+
 void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
                             std::int64_t n, std::int64_t k, double alpha, const double* A,
                             std::int64_t lda, const double* B, std::int64_t ldb, double beta,
@@ -405,9 +526,12 @@ std::vector<double> Context::speeds(ScalarType type) {
   } else if (type == ScalarType::float64) {
     impl_->calibrate<double>(2048, 2048, 2048);
     collect(impl_->f64);
+  } else if (type == ScalarType::complex_float32) {
+    impl_->calibrate<Kokkos::complex<float>>(2048, 2048, 2048);
+    collect(impl_->c32);
   } else {
-    throw KeyedError("type",
-                     "the scalar type " + std::string(to_string(type)) + " is not supported yet");
+    impl_->calibrate<Kokkos::complex<double>>(2048, 2048, 2048);
+    collect(impl_->c64);
   }
   return out;
 }
@@ -466,13 +590,11 @@ const std::vector<platform::Speed>& ContextInternals::speeds(Context& c) {
   return c.impl_->state<Scalar>().speeds;
 }
 
-template pipeline::LocalMultiply<double>& ContextInternals::local<double>(Context&, std::int64_t,
-                                                                          std::int64_t,
-                                                                          std::int64_t, double&);
-template pipeline::LocalMultiply<float>& ContextInternals::local<float>(Context&, std::int64_t,
-                                                                        std::int64_t, std::int64_t,
-                                                                        double&);
-template const std::vector<platform::Speed>& ContextInternals::speeds<double>(Context&);
-template const std::vector<platform::Speed>& ContextInternals::speeds<float>(Context&);
+#define CUBOID_CONTEXT_INTERNALS(Scalar)                                     \
+  template pipeline::LocalMultiply<Scalar>& ContextInternals::local<Scalar>( \
+      Context&, std::int64_t, std::int64_t, std::int64_t, double&);          \
+  template const std::vector<platform::Speed>& ContextInternals::speeds<Scalar>(Context&);
+CUBOID_FOR_EACH_SCALAR(CUBOID_CONTEXT_INTERNALS)
+#undef CUBOID_CONTEXT_INTERNALS
 
 }  // namespace cuboid

@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <cuboid/cuboid.hpp>
 #include <limits>
@@ -115,6 +116,133 @@ TEST(Context, EveryOpPairOnSubMatrices) {
             << char(oa) << char(ob) << (ctx == &through_direct ? " direct" : " partitioned");
         EXPECT_TRUE(kept) << "an element outside the sub-matrix was written";
       }
+}
+
+// Complex products: sub-matrices padded in their leading dimensions, held in arrays of std::complex
+// that sit either at an address aligned for Kokkos::complex or half an element off (as a Fortran
+// COMPLEX*16 array may), every op pair ('C' conjugates), complex alpha and beta, through the
+// partition and the direct path; and BLAS's rules (beta 0 with NaN in C, alpha 0, k 0, m 0).
+template <class T>
+struct ComplexProblem {
+  using Z = std::complex<T>;
+  std::int64_t m, n, k, lda, ldb, ldc;
+  Op op_a, op_b;
+  // The arrays' storage: reals, so that an array can start one real past an aligned address.
+  std::vector<T> a_store, b_store, c_store;
+  Z *A, *B, *C;
+  ComplexProblem(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::int64_t pad, unsigned seed,
+                 Op oa, Op ob, bool misaligned)
+      : m(m_),
+        n(n_),
+        k(k_),
+        lda((oa == Op::none ? m_ : k_) + pad),
+        ldb((ob == Op::none ? k_ : n_) + pad),
+        ldc(m_ + pad),
+        op_a(oa),
+        op_b(ob) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    const std::size_t off = misaligned ? 1 : 0;
+    auto make = [&](std::vector<T>& store, std::size_t elements) {
+      store.resize(2 * elements + 2);
+      for (auto& x : store) x = T(u(rng));
+      return reinterpret_cast<Z*>(store.data() + off);
+    };
+    A = make(a_store, std::size_t(lda * (oa == Op::none ? k : m)));
+    B = make(b_store, std::size_t(ldb * (ob == Op::none ? n : k)));
+    C = make(c_store, std::size_t(ldc * n));
+  }
+  static std::complex<long double> wide(Z x) { return {x.real(), x.imag()}; }
+  std::complex<long double> op(Op o, Z x) const {
+    return o == Op::conjugate_transpose ? std::conj(wide(x)) : wide(x);
+  }
+  std::complex<long double> a(std::int64_t i, std::int64_t l) const {
+    return op(op_a, op_a == Op::none ? A[i + l * lda] : A[l + i * lda]);
+  }
+  std::complex<long double> b(std::int64_t l, std::int64_t j) const {
+    return op(op_b, op_b == Op::none ? B[l + j * ldb] : B[j + l * ldb]);
+  }
+  std::vector<Z> c_copy() const { return std::vector<Z>(C, C + ldc * n); }
+  // Largest |C - (alpha op(A) op(B) + beta C0)|, and whether the padding rows kept their bits.
+  double error(const std::vector<Z>& C0, Z alpha, Z beta, bool& kept) const {
+    double worst = 0;
+    kept = true;
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < ldc; ++i) {
+        const std::int64_t at = i + j * ldc;
+        if (i >= m) {
+          kept = kept && std::memcmp(&C[at], &C0[std::size_t(at)], sizeof(Z)) == 0;
+          continue;
+        }
+        std::complex<long double> acc = 0;
+        for (std::int64_t l = 0; l < k; ++l) acc += a(i, l) * b(l, j);
+        const std::complex<long double> want =
+            wide(alpha) * acc +
+            (beta == Z(0) ? std::complex<long double>(0) : wide(beta) * wide(C0[std::size_t(at)]));
+        worst = std::max(worst, double(std::abs(wide(C[at]) - want)));
+      }
+    return worst;
+  }
+};
+
+template <class T>
+void complex_every_op_pair() {
+  using Z = std::complex<T>;
+  cuboid::ContextOptions partitioned = two_processors(), direct = two_processors();
+  direct.direct_below_flops = 1e18;
+  cuboid::Context through_partition(partitioned), through_direct(direct);
+  const Op ops[3] = {Op::none, Op::transpose, Op::conjugate_transpose};
+  const Z alpha(-0.75, 0.5), beta(0.5, -1.25);
+  const double tolerance = 64 * 170 * double(std::numeric_limits<T>::epsilon());
+  unsigned seed = 70;
+  for (bool misaligned : {false, true})
+    for (Op oa : ops)
+      for (Op ob : ops)
+        for (cuboid::Context* ctx : {&through_partition, &through_direct}) {
+          ComplexProblem<T> p(150, 130, 170, 5, ++seed, oa, ob, misaligned);
+          const auto C0 = p.c_copy();
+          ctx->gemm(oa, ob, p.m, p.n, p.k, alpha, p.A, p.lda, p.B, p.ldb, beta, p.C, p.ldc);
+          EXPECT_EQ(ctx->last_call().direct, ctx == &through_direct);
+          bool kept = false;
+          EXPECT_LT(p.error(C0, alpha, beta, kept), tolerance)
+              << char(oa) << char(ob) << (ctx == &through_direct ? " direct" : " partitioned")
+              << (misaligned ? " misaligned" : "");
+          EXPECT_TRUE(kept) << "an element outside the sub-matrix was written";
+        }
+}
+
+TEST(Context, ComplexEveryOpPairOnSubMatricesAlignedOrNot) {
+  complex_every_op_pair<double>();
+  complex_every_op_pair<float>();
+}
+
+TEST(Context, ComplexFollowsBlasRules) {
+  using Z = std::complex<double>;
+  cuboid::Context ctx(two_processors());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // beta = 0: C is written, never read (NaN there stays out).
+  ComplexProblem<double> p(90, 70, 110, 3, 5, Op::conjugate_transpose, Op::none, true);
+  for (std::int64_t j = 0; j < p.n; ++j)
+    for (std::int64_t i = 0; i < p.m; ++i) p.C[i + j * p.ldc] = Z(nan, nan);
+  const auto C0 = p.c_copy();
+  ctx.gemm(p.op_a, p.op_b, p.m, p.n, p.k, Z(1, 1), p.A, p.lda, p.B, p.ldb, Z(0), p.C, p.ldc);
+  bool kept = false;
+  EXPECT_LT(p.error(C0, Z(1, 1), Z(0), kept), 1e-12 * 110);
+  EXPECT_TRUE(kept);
+  // alpha = 0 and k = 0: C <- beta C, with A and B never read (null here).
+  for (std::int64_t k : {std::int64_t(0), std::int64_t(20)}) {
+    ComplexProblem<double> q(40, 30, 20, 2, 6, Op::none, Op::none, false);
+    const auto Cq = q.c_copy();
+    const Z alpha = k == 0 ? Z(1, 0) : Z(0);
+    ctx.gemm(Op::none, Op::none, q.m, q.n, k, alpha, nullptr, q.lda, nullptr, q.ldb, Z(0.5, 2), q.C,
+             q.ldc);
+    for (std::int64_t j = 0; j < q.n; ++j)
+      for (std::int64_t i = 0; i < q.m; ++i)
+        EXPECT_EQ(q.C[i + j * q.ldc], Z(0.5, 2) * Cq[std::size_t(i + j * q.ldc)]);
+  }
+  // m = 0: nothing happens, whatever the pointers.
+  EXPECT_NO_THROW(ctx.gemm(Op::none, Op::none, 0, 5, 5, Z(1), nullptr, 1, nullptr, 5, Z(0),
+                           static_cast<Z*>(nullptr), 1));
 }
 
 TEST(Context, SmallProductsTakeTheDirectPath) {
@@ -303,6 +431,53 @@ TEST(Context, TwoContextsFromTwoThreads) {
     EXPECT_LT(errors[std::size_t(t)], 1e-12 * 90) << "context " << t;
     EXPECT_TRUE(kept[std::size_t(t)]);
   }
+}
+
+TEST(CInterface, ComplexCallsAsCblasPassesThem) {
+  cuboid_options o;
+  cuboid_options_init(&o);
+  o.processors = "host,staged";
+  const double speeds[2] = {1.0, 1.0};
+  o.speeds = speeds, o.speed_count = 2, o.direct_below_flops = 0;
+  cuboid_context* ctx = nullptr;
+  ASSERT_EQ(cuboid_create(&o, &ctx, nullptr, 0), CUBOID_SUCCESS);
+  {
+    ComplexProblem<double> p(100, 80, 120, 2, 9, Op::conjugate_transpose, Op::transpose, true);
+    const auto C0 = p.c_copy();
+    const double alpha[2] = {0.5, -1}, beta[2] = {-0.25, 0.75};
+    EXPECT_EQ(
+        cuboid_zgemm(ctx, 'c', 'T', p.m, p.n, p.k, alpha, p.A, p.lda, p.B, p.ldb, beta, p.C, p.ldc),
+        CUBOID_SUCCESS)
+        << cuboid_last_error(ctx);
+    bool kept = false;
+    EXPECT_LT(p.error(C0, {0.5, -1}, {-0.25, 0.75}, kept), 1e-12 * 120);
+    EXPECT_TRUE(kept);
+  }
+  {
+    ComplexProblem<float> p(100, 80, 120, 2, 10, Op::none, Op::conjugate_transpose, false);
+    const auto C0 = p.c_copy();
+    const float alpha[2] = {1, 0.5f}, beta[2] = {0, 0};
+    EXPECT_EQ(
+        cuboid_cgemm(ctx, 'N', 'C', p.m, p.n, p.k, alpha, p.A, p.lda, p.B, p.ldb, beta, p.C, p.ldc),
+        CUBOID_SUCCESS)
+        << cuboid_last_error(ctx);
+    bool kept = false;
+    EXPECT_LT(p.error(C0, {1, 0.5f}, {0, 0}, kept), 1e-4);
+    EXPECT_TRUE(kept);
+  }
+  // A null alpha is named; a bad op too.
+  std::complex<double> z[4] = {};
+  const double one[2] = {1, 0};
+  EXPECT_EQ(cuboid_zgemm(ctx, 'N', 'N', 2, 2, 2, nullptr, z, 2, z, 2, one, z, 2),
+            CUBOID_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cuboid_last_error(ctx)).find("alpha"), std::string::npos);
+  EXPECT_EQ(cuboid_zgemm(ctx, 'Q', 'N', 2, 2, 2, one, z, 2, z, 2, one, z, 2),
+            CUBOID_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cuboid_last_error(ctx)).find("transa"), std::string::npos);
+  double sp[2] = {0, 0};
+  EXPECT_EQ(cuboid_speeds(ctx, 'z', sp, 2), 2);
+  EXPECT_EQ(cuboid_speeds(ctx, 'q', sp, 2), -1);
+  cuboid_destroy(ctx);
 }
 
 TEST(CInterface, StatusCodesAndMessages) {

@@ -468,3 +468,59 @@ TYPED_TEST(Views, DeviceViewsNeedTheDeviceAndOneMemory) {
 #endif
 
 }  // namespace
+
+// Complex views: row-major and column-major operands with every op, read as they lie, against a
+// reference in long double; a complex operand laid out unlike C with op 'C' is refused, naming it,
+// and C is left as it was.
+TEST(ComplexViews, LayoutsAndOpsAreReadAsTheyLie) {
+  using Z = Kokkos::complex<double>;
+  using W = std::complex<long double>;
+  const std::int64_t m = 50, n = 40, k = 30;
+  auto ctx = make_context(true);
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto fill = [&](auto& v) {
+    for (std::size_t i = 0; i < v.extent(0); ++i)
+      for (std::size_t j = 0; j < v.extent(1); ++j) v(i, j) = Z(u(rng), u(rng));
+  };
+  auto wide = [](Z x) { return W(x.real(), x.imag()); };
+  const Z alpha(0.5, -0.25), beta(-1, 0.5);
+  for (Op oa : {Op::none, Op::transpose, Op::conjugate_transpose})
+    for (bool c_row : {false, true}) {
+      const bool ta = oa != Op::none;
+      HostView<Z, Kokkos::LayoutLeft> AL("A", ta ? k : m, ta ? m : k), CL("C", m, n);
+      HostView<Z, Kokkos::LayoutRight> BR("B", k, n), CR("C", m, n);
+      fill(AL), fill(BR), fill(CL), fill(CR);
+      auto run = [&](auto& C) {
+        // A is column-major: with a row-major C and op 'C' it is refused.
+        HostView<Z, Kokkos::LayoutLeft> C0("C0", m, n);
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = 0; j < n; ++j) C0(i, j) = C(i, j);
+        if (c_row && oa == Op::conjugate_transpose) {
+          EXPECT_EQ(key_of([&] { cuboid::gemm(*ctx, oa, Op::none, alpha, AL, BR, beta, C); }, true),
+                    "A");
+          for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t j = 0; j < n; ++j) EXPECT_EQ(C(i, j), C0(i, j));
+          return;
+        }
+        cuboid::gemm(*ctx, oa, Op::none, alpha, AL, BR, beta, C);
+        double worst = 0;
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = 0; j < n; ++j) {
+            W acc = 0;
+            for (std::int64_t l = 0; l < k; ++l) {
+              W a = wide(ta ? AL(l, i) : AL(i, l));
+              if (oa == Op::conjugate_transpose) a = std::conj(a);
+              acc += a * wide(BR(l, j));
+            }
+            const W want = wide(alpha) * acc + wide(beta) * wide(C0(i, j));
+            worst = std::max(worst, double(std::abs(want - wide(C(i, j)))));
+          }
+        EXPECT_LT(worst, 1e-12 * k) << char(oa) << (c_row ? " row-major C" : " column-major C");
+      };
+      if (c_row)
+        run(CR);
+      else
+        run(CL);
+    }
+}
