@@ -54,10 +54,11 @@ std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::Process
     if (!(*g > 0) || !(*i > 0) || !(*o > 0))
       throw Error(spec.name + ": calibration measured no GEMM rate or link (" +
                   fmt::format("{:g} GFLOP/s, {:g} and {:g} GB/s", *g, *i, *o) + ")");
+    // The rate is kept in the plan's unit (2mnk per second) and shown as LAPACK counts it.
     progress << fmt::format(
         "calibrate: {} on its own memory: GEMM {:.0f} GFLOP/s ({}^3), link {:.1f} GB/s in, {:.1f} "
         "GB/s out ({})\n",
-        spec.name, *g, s, *i, *o, source);
+        spec.name, *g * gemm_flops(scalar_type_of<Scalar>(), 1, 1, 1) / 2, s, *i, *o, source);
     rates.push_back(exec::ProcessorRate{*g, *i, *o});
   }
   return rates;
