@@ -67,6 +67,7 @@ dist::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
   dist::DistSettings s;
   s.m = pr.m, s.n = pr.n, s.k = pr.k, s.tile = pr.tile;
   s.alpha = pr.alpha, s.beta = pr.beta, s.seed = pr.seed;
+  s.alpha_im = pr.alpha_im, s.beta_im = pr.beta_im;
   s.c_init = pr.c_init;
   // Across ranks "auto" is the default: a fixed algorithm is a choice the deck must make.
   s.automatic = d.partition.auto_algorithm || !d.where.count("partition.algorithm");
@@ -482,10 +483,6 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
           throw Error(d.at(key) + " = \"" + std::string(1, char(op)) +
                       "\": a distributed run multiplies untransposed operands only yet (a "
                       "single-process run takes \"T\" and \"C\")");
-      if (deck::is_complex(d.problem.precision))
-        throw Error(d.at("problem.precision") + " = \"" + deck::to_string(d.problem.precision) +
-                    "\": a distributed run multiplies real types only yet (a single-process run "
-                    "takes complex ones)");
       // Only rank 0 writes the record; its path is checked before any work.
       if (json && comm.rank() == 0) check_output_path("--json", *json);
     } catch (...) {
@@ -493,8 +490,8 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     }
     comm.agree(failure);
     KokkosSession kokkos;
-    return d.problem.precision == deck::Precision::float32 ? run_rank<float>(d, comm, json, fault)
-                                                           : run_rank<double>(d, comm, json, fault);
+    return with_scalar(d.problem.precision,
+                       [&](auto zero) { return run_rank<decltype(zero)>(d, comm, json, fault); });
   } catch (const dist::CollectiveFailure& f) {
     if (comm.rank() == 0)
       std::cerr << "cuboid: error" << (f.origin != 0 ? fmt::format(" (rank {})", f.origin) : "")

@@ -7,6 +7,7 @@
 #include <cuboid/gemm.hpp>
 
 #include <cmath>
+#include <complex>
 #include <limits>
 
 namespace cuboid {
@@ -29,6 +30,12 @@ struct ScalarTraits {
 };
 template <class T>
 struct ScalarTraits<Kokkos::complex<T>> {
+  using Real = T;
+  static constexpr bool complex = true;
+};
+// std::complex too: the checks accumulate in it.
+template <class T>
+struct ScalarTraits<std::complex<T>> {
   using Real = T;
   static constexpr bool complex = true;
 };

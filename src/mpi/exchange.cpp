@@ -223,7 +223,8 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Storage& C
   Communicator::wait_all(send_requests_);
 }
 
-template class Exchange<double>;
-template class Exchange<float>;
+#define CUBOID_EXCHANGE(Scalar) template class Exchange<Scalar>;
+CUBOID_FOR_EACH_SCALAR(CUBOID_EXCHANGE)
+#undef CUBOID_EXCHANGE
 
 }  // namespace cuboid::dist

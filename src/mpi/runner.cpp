@@ -274,8 +274,10 @@ class RankRun {
         const exec::Rect c = c_panel(rank_part.order, piece.box), a = ex_->a_panel_of(int(p));
         pipeline::Product product{c.rows(), c.cols(), a.cols(), s_.tile};
         // A partial box starts from zero; a box written in place starts from beta*C0.
-        product.beta_is_zero = piece.first_of_box && (!ex_->c_in_place() || s_.beta == 0);
-        product.beta_is_one = !piece.first_of_box || (ex_->c_in_place() && s_.beta == 1);
+        product.beta_is_zero =
+            piece.first_of_box && (!ex_->c_in_place() || (s_.beta == 0 && s_.beta_im == 0));
+        product.beta_is_one =
+            !piece.first_of_box || (ex_->c_in_place() && s_.beta == 1 && s_.beta_im == 0);
         products.push_back(product);
         if (!ex_->a_in_place(int(p))) max_a_ = std::max(max_a_, c.rows() * a.cols());
         if (!ex_->b_in_place(int(p))) max_b_ = std::max(max_b_, a.cols() * c.cols());
@@ -357,7 +359,7 @@ class RankRun {
         Kokkos::deep_copy(C0_, Scalar(0));
         break;
       case exec::InitialC::nan:
-        Kokkos::deep_copy(C0_, std::numeric_limits<Scalar>::quiet_NaN());
+        Kokkos::deep_copy(C0_, exec::quiet_nan<Scalar>());
         break;
     }
   }
@@ -421,7 +423,8 @@ class RankRun {
   void repeat() {
     try {
       for (int r = 0; r < s_.warmup + s_.repetitions; ++r) {
-        Rep rep = repetition(Scalar(s_.alpha), Scalar(s_.beta));
+        Rep rep = repetition(exec::make_scalar<Scalar>(s_.alpha, s_.alpha_im),
+                             exec::make_scalar<Scalar>(s_.beta, s_.beta_im));
         if (r >= s_.warmup) reps_.push_back(std::move(rep));
       }
     } catch (const std::exception& e) {
@@ -440,9 +443,10 @@ class RankRun {
     if (!s_.validate) return;
     const int extra = P_ + int(comm_.allreduce_max(double(ex_->pieces().size())));
     try {
-      out_.validation =
-          validate_distributed(comm_, dist(), A_, B_, C0_, C_, Scalar(s_.alpha), Scalar(s_.beta),
-                               s_.seed, s_.full_check_max, extra, s_.tile);
+      out_.validation = validate_distributed(comm_, dist(), A_, B_, C0_, C_,
+                                             exec::make_scalar<Scalar>(s_.alpha, s_.alpha_im),
+                                             exec::make_scalar<Scalar>(s_.beta, s_.beta_im),
+                                             s_.seed, s_.full_check_max, extra, s_.tile);
       out_.validated = true;
     } catch (const std::exception& e) {
       throw RankFailure(std::string("during validation: ") + e.what());
@@ -559,8 +563,9 @@ double DistributedProduct<Scalar>::received_bytes() const {
   return impl_->run.received();
 }
 
-template class DistributedProduct<double>;
-template class DistributedProduct<float>;
+#define CUBOID_DISTRIBUTED_PRODUCT(Scalar) template class DistributedProduct<Scalar>;
+CUBOID_FOR_EACH_SCALAR(CUBOID_DISTRIBUTED_PRODUCT)
+#undef CUBOID_DISTRIBUTED_PRODUCT
 
 template <class Scalar>
 DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
@@ -569,11 +574,11 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
   return RankRun<Scalar>(s, comm, processors, locate).run();
 }
 
-template DistOutcome run_distributed<double>(const DistSettings&, const Communicator&,
-                                             RankProcessors<double>&,
-                                             const std::function<std::string(const std::string&)>&);
-template DistOutcome run_distributed<float>(const DistSettings&, const Communicator&,
-                                            RankProcessors<float>&,
-                                            const std::function<std::string(const std::string&)>&);
+#define CUBOID_RUN_DISTRIBUTED(Scalar)                                   \
+  template DistOutcome run_distributed<Scalar>(                          \
+      const DistSettings&, const Communicator&, RankProcessors<Scalar>&, \
+      const std::function<std::string(const std::string&)>&);
+CUBOID_FOR_EACH_SCALAR(CUBOID_RUN_DISTRIBUTED)
+#undef CUBOID_RUN_DISTRIBUTED
 
 }  // namespace cuboid::dist

@@ -32,6 +32,7 @@ namespace cuboid::dist {
 struct DistSettings {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
   double alpha = 1, beta = 0;
+  double alpha_im = 0, beta_im = 0;  // complex types only
   std::uint64_t seed = 0;
   exec::InitialC c_init = exec::InitialC::random;
   // The rank partition.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <map>
 #include <utility>
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/scalar.hpp"
 #include "exec/validate.hpp"
 #include "kokkos_ext/compat.hpp"
 
@@ -16,6 +18,26 @@ namespace cuboid::dist {
 namespace {
 
 double gamma(double j, double u) { return j * u / (1.0 - j * u); }
+
+// Every check computes in complex double: a real scalar is its real part.
+using Acc = std::complex<double>;
+template <class Scalar>
+Acc acc(const Scalar& x) {
+  return {exec::real_part(x), exec::imag_part(x)};
+}
+// A length-n vector of Acc inside a vector of doubles (std::complex<double> is two doubles), so
+// that one MPI sum of doubles adds it.
+inline Acc* as_acc(double* p) { return reinterpret_cast<Acc*>(p); }
+
+// Element (i, j) of the global A or B as the run generated it (exec::fill_random).
+template <class Scalar>
+Scalar generated(std::uint64_t seed, exec::MatrixId id, std::int64_t i, std::int64_t j) {
+  const double re = exec::element_value(seed, id, i, j);
+  const double im = exec::is_complex<Scalar>
+                        ? exec::element_value(seed, exec::MatrixId(std::uint64_t(id) + 16), i, j)
+                        : 0.0;
+  return exec::make_scalar<Scalar>(re, im);
+}
 
 // The check vector: entries in +-[0.5, 1), from the seed, so a wrong element cannot hide
 // behind a tiny weight.
@@ -26,18 +48,18 @@ double x_entry(std::uint64_t seed, std::int64_t j) {
 
 // y[g_row] += M x[g_col] and yabs += |M||x| over the elements `rank` owns.
 template <class Scalar>
-void local_matvec(const LocalStorage<Scalar>& M, const MatrixDist& L, int rank,
-                  const std::vector<double>& x, const std::vector<double>& xabs, double* y,
-                  double* yabs) {
+void local_matvec(const LocalStorage<Scalar>& M, const MatrixDist& L, int rank, const Acc* x,
+                  const double* xabs, Acc* y, double* yabs) {
   L.for_each_owned(rank, [&](const exec::Rect& u) {
     const Scalar* base = M.data() + L.offset(u.i0, u.j0);
     const std::int64_t ld = L.ld(u.i0, u.j0);
     for (std::int64_t j = 0; j < u.cols(); ++j) {
-      const double xv = x[std::size_t(u.j0 + j)], xa = xabs[std::size_t(u.j0 + j)];
+      const Acc xv = x[u.j0 + j];
+      const double xa = xabs[u.j0 + j];
       for (std::int64_t i = 0; i < u.rows(); ++i) {
-        const double v = double(base[i + j * ld]);
-        y[u.i0 + i] += v * xv;
-        yabs[u.i0 + i] += std::abs(v) * xa;
+        const Scalar v = base[i + j * ld];
+        y[u.i0 + i] += acc(v) * xv;
+        yabs[u.i0 + i] += exec::magnitude(v) * xa;
       }
     }
   });
@@ -109,28 +131,29 @@ struct CheckInput {
   int extra_additions;
 };
 
-// Randomized check, its sums: C x, |C||x|, A(Bx), |A|(|B||x|), C0 x, |C0||x| (six vectors of
-// length m, one after the other), summed over the ranks.
+// Randomized check, its sums, summed over the ranks: the complex vectors C x, A(Bx), C0 x (2m
+// doubles each), then the real |C||x|, |A|(|B||x|), |C0||x| (m each).
 template <class Scalar>
 std::vector<double> randomized_products(const CheckInput<Scalar>& in) {
   const Distribution& dist = in.dist;
   const int me = in.comm.rank();
   const std::int64_t n = dist.c.cols();
   const std::size_t M = std::size_t(dist.c.rows()), K = std::size_t(dist.a.cols());
-  std::vector<double> x(static_cast<std::size_t>(n)), xabs(static_cast<std::size_t>(n));
+  std::vector<Acc> x(static_cast<std::size_t>(n));
+  std::vector<double> xabs(static_cast<std::size_t>(n));
   for (std::int64_t j = 0; j < n; ++j)
     x[std::size_t(j)] = x_entry(in.seed, j), xabs[std::size_t(j)] = std::abs(x[std::size_t(j)]);
-  std::vector<double> z(2 * K, 0.0);  // B x, |B||x|
-  local_matvec(in.B, dist.b, me, x, xabs, z.data(), z.data() + K);
+  std::vector<double> z(3 * K, 0.0);  // B x (complex), |B||x|
+  local_matvec(in.B, dist.b, me, x.data(), xabs.data(), as_acc(z.data()), z.data() + 2 * K);
   in.comm.allreduce_sum(z);
-  const std::vector<double> bz(z.begin(), z.begin() + std::ptrdiff_t(K)),
-      bzabs(z.begin() + std::ptrdiff_t(K), z.end());
-  std::vector<double> r(6 * M, 0.0);
-  local_matvec(in.C, dist.c, me, x, xabs, r.data(), r.data() + M);
-  local_matvec(in.A, dist.a, me, bz, bzabs, r.data() + 2 * M, r.data() + 3 * M);
+  std::vector<double> r(9 * M, 0.0);
+  local_matvec(in.C, dist.c, me, x.data(), xabs.data(), as_acc(r.data()), r.data() + 6 * M);
+  local_matvec(in.A, dist.a, me, as_acc(z.data()), z.data() + 2 * K, as_acc(r.data() + 2 * M),
+               r.data() + 7 * M);
   // beta = 0 ignores C0 altogether (it may hold NaN on purpose).
   if (in.beta != Scalar(0))
-    local_matvec(in.C0, dist.c, me, x, xabs, r.data() + 4 * M, r.data() + 5 * M);
+    local_matvec(in.C0, dist.c, me, x.data(), xabs.data(), as_acc(r.data() + 4 * M),
+                 r.data() + 8 * M);
   in.comm.allreduce_sum(r);
   return r;
 }
@@ -140,30 +163,33 @@ template <class Scalar>
 void randomized_check(const CheckInput<Scalar>& in, DistValidation& v) {
   const std::int64_t n = in.dist.c.cols(), k = in.dist.a.cols();
   const std::size_t M = std::size_t(in.dist.c.rows());
-  const std::vector<double> r = randomized_products(in);
-  const double us = std::numeric_limits<Scalar>::epsilon() / 2,
-               ud = std::numeric_limits<double>::epsilon() / 2;
+  std::vector<double> r = randomized_products(in);
+  const Acc* rc = as_acc(r.data());
+  // The check's own sums run in complex double for every type: each rounding bounded as a
+  // complex multiplication's.
+  const double us = exec::validation_roundoff<Scalar>(),
+               ud = exec::validation_roundoff<Kokkos::complex<double>>();
   const double g_product =
       gamma(double(k + in.extra_additions + 4), us) + gamma(double(n + k + 4), ud);
   const double g_check = gamma(double(n + 1), ud);
-  const double a = double(in.alpha), b = double(in.beta);
+  const Acc a = acc(in.alpha), b = acc(in.beta);
+  const bool use_c0 = b != 0.0;
   bool ok = true;
   double worst = -1;
   for (std::size_t i = 0; i < M; ++i) {
-    const double y = r[i], yabs = r[M + i];
-    const double ref = a * r[2 * M + i] + (b != 0 ? b * r[4 * M + i] : 0.0);
-    const double scale = std::abs(a) * r[3 * M + i] + (b != 0 ? std::abs(b) * r[5 * M + i] : 0.0);
+    const Acc y = rc[i];
+    const double yabs = r[6 * M + i];
+    const Acc ref = a * rc[M + i] + (use_c0 ? b * rc[2 * M + i] : 0.0);
+    const double scale = std::abs(a) * r[7 * M + i] + (use_c0 ? std::abs(b) * r[8 * M + i] : 0.0);
     const double bound = 1.01 * (g_product * scale + g_check * yabs);
     const double err = std::abs(y - ref);
-    if (!std::isfinite(y) || !std::isfinite(yabs) || !(err <= bound)) ok = false;
+    const bool finite = exec::is_finite(y) && std::isfinite(yabs);
+    if (!finite || !(err <= bound)) ok = false;
     const double inf = std::numeric_limits<double>::infinity();
-    const double ratio = !std::isfinite(y) || !std::isfinite(yabs) ? inf
-                         : bound > 0                               ? err / bound
-                         : err > 0                                 ? inf
-                                                                   : 0.0;
+    const double ratio = !finite ? inf : bound > 0 ? err / bound : err > 0 ? inf : 0.0;
     if (ratio > worst) {
       worst = ratio;
-      v.error = std::isfinite(y) ? err : std::numeric_limits<double>::quiet_NaN();
+      v.error = exec::is_finite(y) ? err : std::numeric_limits<double>::quiet_NaN();
       v.bound = bound;
     }
   }
@@ -181,10 +207,17 @@ constexpr std::int64_t kSampledRows = 512, kSampledCols = 1024, kSampledDepth = 
 constexpr std::int64_t kFullRows = 512, kFullCols = 1024, kFullDepth = 2048;
 
 // A check's buffers, allocated once: slabs of rows of A and of columns of B (values and
-// absolute values), and the products D = A B and W = |A||B|, in T.
+// absolute values), and the products D = A B and W = |A||B|, in T (the absolute values in its
+// real type).
 template <class T>
 struct ProductBuffers {
-  exec::HostMatrix<T> Ar, Aa, Bc, Ba, D, W;
+  using R = exec::RealOf<T>;
+  exec::HostMatrix<T> Ar;
+  exec::HostMatrix<R> Aa;
+  exec::HostMatrix<T> Bc;
+  exec::HostMatrix<R> Ba;
+  exec::HostMatrix<T> D;
+  exec::HostMatrix<R> W;
   ProductBuffers(std::int64_t rows, std::int64_t cols, std::int64_t kd)
       : Ar(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_rows"), rows, kd),
         Aa(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_rows_abs"), rows, kd),
@@ -203,6 +236,7 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
                     std::int64_t kd) {
   using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
                                        Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+  using R = exec::RealOf<T>;
   const auto host = Kokkos::DefaultHostExecutionSpace();
   const auto rows = std::make_pair(std::int64_t(0), nr);
   const auto cols = std::make_pair(std::int64_t(0), nc);
@@ -212,23 +246,24 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
     const auto slab = std::make_pair(std::int64_t(0), nl);
     auto ar = Kokkos::subview(buf.Ar, rows, slab), aa = Kokkos::subview(buf.Aa, rows, slab);
     auto bc = Kokkos::subview(buf.Bc, slab, cols), ba = Kokkos::subview(buf.Ba, slab, cols);
-    Kokkos::parallel_for(
-        "cuboid::dist::rows_of_A", policy({0, 0}, {nr, nl}),
-        // Host lambdas (host policy): they read std::vectors of indices.
-        [=](std::int64_t i, std::int64_t l) {
-          const T x = T(Scalar(exec::element_value(seed, exec::MatrixId::A, row[i], l0 + l)));
-          ar(i, l) = x, aa(i, l) = std::abs(x);
-        });
-    Kokkos::parallel_for(
-        "cuboid::dist::columns_of_B", policy({0, 0}, {nl, nc}),
-        [=](std::int64_t l, std::int64_t j) {
-          const T x = T(Scalar(exec::element_value(seed, exec::MatrixId::B, l0 + l, col[j])));
-          bc(l, j) = x, ba(l, j) = std::abs(x);
-        });
+    Kokkos::parallel_for("cuboid::dist::rows_of_A", policy({0, 0}, {nr, nl}),
+                         // Host lambdas (host policy): they read std::vectors of indices.
+                         [=](std::int64_t i, std::int64_t l) {
+                           const Scalar x =
+                               generated<Scalar>(seed, exec::MatrixId::A, row[i], l0 + l);
+                           ar(i, l) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
+                           aa(i, l) = R(exec::magnitude(x));
+                         });
+    Kokkos::parallel_for("cuboid::dist::columns_of_B", policy({0, 0}, {nl, nc}),
+                         [=](std::int64_t l, std::int64_t j) {
+                           const Scalar x =
+                               generated<Scalar>(seed, exec::MatrixId::B, l0 + l, col[j]);
+                           bc(l, j) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
+                           ba(l, j) = R(exec::magnitude(x));
+                         });
     host.fence();
-    const T keep = l0 == 0 ? T(0) : T(1);
-    kokkos_ext::gemm(host, T(1), ar, bc, keep, d);
-    kokkos_ext::gemm(host, T(1), aa, ba, keep, w);
+    kokkos_ext::gemm(host, T(1), ar, bc, l0 == 0 ? T(0) : T(1), d);
+    kokkos_ext::gemm(host, R(1), aa, ba, l0 == 0 ? R(0) : R(1), w);
     host.fence();
   }
 }
@@ -240,18 +275,22 @@ void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidati
   const MatrixDist& Lc = in.dist.c;
   const std::int64_t k = in.dist.a.cols();
   const std::int64_t period = tile > 0 ? tile : Lc.unit_rows();
-  const double us = std::numeric_limits<Scalar>::epsilon() / 2,
-               ud = std::numeric_limits<double>::epsilon() / 2;
-  const double a = double(in.alpha), b = double(in.beta);
+  const double us = exec::validation_roundoff<Scalar>(),
+               ud = exec::validation_roundoff<Kokkos::complex<double>>();
+  const Acc a = acc(in.alpha), b = acc(in.beta);
+  const bool use_c0 = b != 0.0;
   const double r_add = double(in.extra_additions);
   const double factor = exec::kValidationConstant *
                         (gamma(double(k) + r_add + 2, us) + gamma(double(k) + 2, ud)) /
                         (1.0 - gamma(double(k), ud));
-  const double floor = exec::componentwise_floor(double(k), r_add, a,
-                                                 double(std::numeric_limits<Scalar>::denorm_min()));
+  const double floor =
+      exec::componentwise_floor(double(k), r_add, std::abs(a),
+                                double(std::numeric_limits<exec::RealOf<Scalar>>::denorm_min()));
   Worst worst;
   const std::int64_t kd = std::min(k, kSampledDepth);
-  ProductBuffers<double> buf(kSampledRows, kSampledCols, kd);
+  // The reference in double (complex double for a complex run).
+  using T = std::conditional_t<exec::is_complex<Scalar>, Kokkos::complex<double>, double>;
+  ProductBuffers<T> buf(kSampledRows, kSampledCols, kd);
   std::vector<std::int64_t> col;
   for (const auto& [range, all_rows] : sampled_elements(Lc, in.comm.rank(), in.seed, period)) {
     for (std::size_t r0 = 0; r0 < all_rows.size(); r0 += std::size_t(kSampledRows))
@@ -266,16 +305,16 @@ void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidati
         for (std::int64_t j = 0; j < nc; ++j)
           for (std::int64_t i = 0; i < nr; ++i) {
             const std::size_t at = std::size_t(Lc.offset(row[i], j0 + j));
-            const double c = double(in.C(at));
-            const double c0 = b != 0 ? double(in.C0(at)) : 0.0;
-            const double ref = a * buf.D(i, j) + (b != 0 ? b * c0 : 0.0);
+            const Acc c = acc(in.C(at));
+            const Acc c0 = use_c0 ? acc(in.C0(at)) : 0.0;
+            const Acc ref = a * acc(buf.D(i, j)) + (use_c0 ? b * c0 : 0.0);
             const double bound =
-                factor * (std::abs(a) * buf.W(i, j) + std::abs(b) * std::abs(c0)) + floor;
+                factor * (std::abs(a) * double(buf.W(i, j)) + std::abs(b) * std::abs(c0)) + floor;
             const double err = std::abs(c - ref);
             const double ratio = err / bound;
-            worst.add(std::isfinite(c) && ratio == ratio ? ratio
-                                                         : std::numeric_limits<double>::infinity(),
-                      std::isfinite(c) ? err : std::numeric_limits<double>::infinity(), bound);
+            const bool finite = exec::is_finite(c);
+            worst.add(finite && ratio == ratio ? ratio : std::numeric_limits<double>::infinity(),
+                      finite ? err : std::numeric_limits<double>::infinity(), bound);
           }
       }
   }
@@ -329,14 +368,16 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
   v.full_performed = true;
   const MatrixDist& Lc = in.dist.c;
   const std::int64_t k = in.dist.a.cols();
-  const double a = double(in.alpha), b = double(in.beta);
+  const Acc a = acc(in.alpha), b = acc(in.beta);
+  const bool use_c0 = b != 0.0;
   const double r_add = double(in.extra_additions);
   // The reference A B in Scalar and alpha A B + beta C0 formed in double: its error is within
   // gamma_s(k + 2) of the scale, as a reference GEMM's (exec/validate.hpp).
   const double factor =
-      exec::componentwise_factor(double(k), r_add, std::numeric_limits<Scalar>::epsilon() / 2);
-  const double floor = exec::componentwise_floor(double(k), r_add, a,
-                                                 double(std::numeric_limits<Scalar>::denorm_min()));
+      exec::componentwise_factor(double(k), r_add, exec::validation_roundoff<Scalar>());
+  const double floor =
+      exec::componentwise_floor(double(k), r_add, std::abs(a),
+                                double(std::numeric_limits<exec::RealOf<Scalar>>::denorm_min()));
   Worst worst;
   const std::vector<Panel> panels = owned_panels(Lc, in.comm.rank());
   if (!panels.empty()) {
@@ -355,18 +396,17 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
           for (std::int64_t j = 0; j < nc; ++j)
             for (std::int64_t i = 0; i < nr; ++i) {
               const std::size_t at = std::size_t(Lc.offset(row[i], col[j]));
-              const double c = double(in.C(at));
-              const double c0v = b != 0 ? double(in.C0(at)) : 0.0;
-              const double ref = a * double(buf.D(i, j)) + (b != 0 ? b * c0v : 0.0);
+              const Acc c = acc(in.C(at));
+              const Acc c0v = use_c0 ? acc(in.C0(at)) : 0.0;
+              const Acc ref = a * acc(buf.D(i, j)) + (use_c0 ? b * c0v : 0.0);
               const double bound =
                   factor * (std::abs(a) * double(buf.W(i, j)) + std::abs(b) * std::abs(c0v)) +
                   floor;
               const double err = std::abs(c - ref);
               const double ratio = err / bound;
-              worst.add(std::isfinite(c) && ratio == ratio
-                            ? ratio
-                            : std::numeric_limits<double>::infinity(),
-                        std::isfinite(c) ? err : std::numeric_limits<double>::infinity(), bound);
+              const bool finite = exec::is_finite(c);
+              worst.add(finite && ratio == ratio ? ratio : std::numeric_limits<double>::infinity(),
+                        finite ? err : std::numeric_limits<double>::infinity(), bound);
             }
         }
   }
@@ -409,15 +449,12 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
   return v;
 }
 
-template DistValidation validate_distributed<double>(
-    const Communicator&, const Distribution&, const LocalStorage<double>&,
-    const LocalStorage<double>&, const LocalStorage<double>&, const LocalStorage<double>&, double,
-    double, std::uint64_t, std::int64_t, int, std::int64_t);
-template DistValidation validate_distributed<float>(const Communicator&, const Distribution&,
-                                                    const LocalStorage<float>&,
-                                                    const LocalStorage<float>&,
-                                                    const LocalStorage<float>&,
-                                                    const LocalStorage<float>&, float, float,
-                                                    std::uint64_t, std::int64_t, int, std::int64_t);
+#define CUBOID_VALIDATE_DISTRIBUTED(Scalar)                                                  \
+  template DistValidation validate_distributed<Scalar>(                                      \
+      const Communicator&, const Distribution&, const LocalStorage<Scalar>&,                 \
+      const LocalStorage<Scalar>&, const LocalStorage<Scalar>&, const LocalStorage<Scalar>&, \
+      Scalar, Scalar, std::uint64_t, std::int64_t, int, std::int64_t);
+CUBOID_FOR_EACH_SCALAR(CUBOID_VALIDATE_DISTRIBUTED)
+#undef CUBOID_VALIDATE_DISTRIBUTED
 
 }  // namespace cuboid::dist

@@ -24,7 +24,7 @@ template <class Scalar>
 struct Problem {
   std::int64_t m = 70, n = 45, k = 33;
   std::uint64_t seed = 11;
-  Scalar alpha = Scalar(1.5), beta = Scalar(-0.75);
+  Scalar alpha = exec::make_scalar<Scalar>(1.5, 0.5), beta = exec::make_scalar<Scalar>(-0.75, 0.25);
   Distribution L;
   LocalStorage<Scalar> A, B, C0, C;
 
@@ -50,7 +50,7 @@ struct Problem {
     fill_local(A, L.a, me, seed, exec::MatrixId::A);
     fill_local(B, L.b, me, seed, exec::MatrixId::B);
     if (nan_c0)
-      Kokkos::deep_copy(C0, std::numeric_limits<Scalar>::quiet_NaN());
+      Kokkos::deep_copy(C0, exec::quiet_nan<Scalar>());
     else
       fill_local(C0, L.c, me, seed, exec::MatrixId::C);
   }
@@ -83,7 +83,7 @@ struct Problem {
 
 template <class Scalar>
 class DistValidate : public ::testing::Test {};
-using Scalars = ::testing::Types<double, float>;
+using Scalars = ::testing::Types<double, float, Kokkos::complex<double>, Kokkos::complex<float>>;
 TYPED_TEST_SUITE(DistValidate, Scalars);
 
 TYPED_TEST(DistValidate, CorrectProductPasses) {
@@ -104,8 +104,12 @@ TYPED_TEST(DistValidate, OneWrongElementOnTheLastRankFailsEverywhere) {
   const int last = world().size() - 1;
   if (world().rank() == last && p.C.extent(0) > 0) {
     // A relative error of 1e-3 in one element: far above rounding, far below a gross bug.
+    // (In the imaginary part for a complex type: the checks must see it there too.)
     auto& x = p.C(p.C.extent(0) / 2);
-    x += TypeParam(1e-3) * (std::abs(x) + TypeParam(1));
+    // A complex row's bound is about 4 times a real one's (the complex multiplication's rounding
+    // bound, and moduli near sqrt(2) larger): the change grows alike, still far from a gross bug.
+    const double change = (exec::is_complex<TypeParam> ? 1e-2 : 1e-3) * (exec::magnitude(x) + 1);
+    x += exec::make_scalar<TypeParam>(exec::is_complex<TypeParam> ? 0 : change, change);
   }
   // Randomized check alone (no full check): it must catch it by itself.
   const auto v = p.check(0);
@@ -122,8 +126,7 @@ TYPED_TEST(DistValidate, OneWrongElementOnTheLastRankFailsEverywhere) {
 TYPED_TEST(DistValidate, NaNFails) {
   Problem<TypeParam> p(16);
   p.compute();
-  if (world().rank() == 0 && p.C.extent(0) > 0)
-    p.C(0) = std::numeric_limits<TypeParam>::quiet_NaN();
+  if (world().rank() == 0 && p.C.extent(0) > 0) p.C(0) = exec::quiet_nan<TypeParam>();
   EXPECT_FALSE(p.check(0).passed);
 }
 
