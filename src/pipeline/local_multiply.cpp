@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -105,8 +106,15 @@ LocalPlan LocalMultiply<Scalar>::plan_one(const Product& product, const std::vec
   lp.product = product;
   lp.speeds = speeds;
   const partition::TileExtent tiles = product.tiles();
+  // A processor of speed 0 is left out: the others share the cuboid, it gets an empty zone.
+  std::vector<double> active;
+  for (double s : speeds)
+    if (s > 0) active.push_back(s);
   try {
-    lp.zones = partition::processor_zones(o.algorithm, o.discretization, speeds, tiles);
+    auto zones = partition::processor_zones(o.algorithm, o.discretization, active, tiles);
+    lp.zones.assign(speeds.size(), {});
+    for (std::size_t q = 0, a = 0; q < speeds.size(); ++q)
+      if (speeds[q] > 0) lp.zones[q] = std::move(zones[a++]);
   } catch (const partition::TooLarge& e) {
     throw KeyedError("partition.discretization",
                      "partition.discretization = \"" +
@@ -150,26 +158,49 @@ std::vector<LocalPlan> LocalMultiply<Scalar>::plan_with(
                                     [](const exec::ProcessorRate& r) { return r.copies(); });
     if (rates.empty())
       for (double s : speeds_) rates.push_back(exec::ProcessorRate{s, 0, 0});
-    std::vector<double> speeds = speeds_;
-    LocalPlan lp;
-    constexpr int kCuts = 8;
-    for (int cut = 0; cut < (linked ? kCuts : 1); ++cut) {
-      LocalPlan trial = plan_one(product, speeds, budgets);
-      trial.prediction = exec::predict(trial.steps, rates, sizeof(Scalar));
-      const bool better = cut == 0 || trial.prediction.total_s < lp.prediction.total_s;
-      std::vector<double> next = speeds;
-      double slowest = 0, fastest = 1e300;
-      for (std::size_t q = 0; q < speeds.size(); ++q) {
-        const double flops = trial.steps.processors[q].flops, t = trial.prediction.seconds[q];
-        if (flops > 0 && t > 0) {
-          next[q] = std::sqrt(speeds[q] * flops / t / 1e9);
-          slowest = std::max(slowest, t), fastest = std::min(fastest, t);
+    auto best_cut = [&](std::vector<double> speeds) {
+      LocalPlan lp;
+      constexpr int kCuts = 8;
+      for (int cut = 0; cut < (linked ? kCuts : 1); ++cut) {
+        LocalPlan trial = plan_one(product, speeds, budgets);
+        trial.prediction = exec::predict(trial.steps, rates, sizeof(Scalar));
+        const bool better = cut == 0 || trial.prediction.total_s < lp.prediction.total_s;
+        std::vector<double> next = speeds;
+        double slowest = 0, fastest = 1e300;
+        for (std::size_t q = 0; q < speeds.size(); ++q) {
+          const double flops = trial.steps.processors[q].flops, t = trial.prediction.seconds[q];
+          if (flops > 0 && t > 0) {
+            next[q] = std::sqrt(speeds[q] * flops / t / 1e9);
+            slowest = std::max(slowest, t), fastest = std::min(fastest, t);
+          }
         }
+        if (better) lp = std::move(trial);
+        if (slowest <= fastest * 1.01) break;
+        speeds = next;
       }
-      if (better) lp = std::move(trial);
-      if (slowest <= fastest * 1.01) break;
-      speeds = next;
-    }
+      return lp;
+    };
+    LocalPlan lp = best_cut(speeds_);
+    // A processor whose share costs the others more than it brings (a host's sliver beside a
+    // device: the device's zone cut around it into more, smaller steps) is left out when the
+    // model predicts the rest finish sooner without it; one at a time, while that holds.
+    if (linked)
+      for (bool dropped = true; dropped;) {
+        dropped = false;
+        std::size_t active = 0;
+        for (double s : lp.speeds) active += s > 0 ? 1 : 0;
+        if (active < 2) break;
+        std::optional<LocalPlan> best;
+        for (std::size_t q = 0; q < lp.speeds.size(); ++q) {
+          if (!(lp.speeds[q] > 0)) continue;
+          std::vector<double> without = lp.speeds;
+          without[q] = 0;
+          LocalPlan trial = best_cut(without);
+          if (trial.prediction.total_s < (best ? best->prediction.total_s : lp.prediction.total_s))
+            best = std::move(trial);
+        }
+        if (best) lp = std::move(*best), dropped = true;
+      }
     plans.push_back(std::move(lp));
   }
   return plans;

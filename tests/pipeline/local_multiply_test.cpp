@@ -234,3 +234,51 @@ TEST(LocalMultiply, TheLinkModelCutsByWhatEachProcessorReaches) {
   // The prediction is the model's own for the steps it keeps.
   EXPECT_DOUBLE_EQ(exec::predict(b.steps, rates, 8).total_s, b.prediction.total_s);
 }
+
+// A processor that would slow the rest is left out: beside a copying processor 600 times faster
+// whose link bounds it, the host's sliver only cuts the other's zone into more steps; the model
+// predicts the fast one alone finishes sooner, and the plan gives the host nothing. With rates
+// that make the host worth it, it keeps its share.
+TEST(LocalMultiply, AProcessorThatSlowsTheRestIsLeftOut) {
+  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  const std::int64_t budget = exec::buffer_cost(specs[1], 8).fixed + (std::int64_t(1) << 27);
+  const pipeline::Product product{8192, 8192, 8192, 1024, false, false};
+  pipeline::LocalOptions o = options_for(specs, budget, 8);
+  o.rates = {{100, 0, 0}, {60000, 30, 55}};
+  const pipeline::LocalMultiply<double> lm(specs, {100, 60000}, o);
+  const auto lp = lm.plan(product);
+  EXPECT_EQ(lp.steps.processors[0].flops, 0.0);
+  EXPECT_TRUE(lp.zones[0].empty());
+  EXPECT_EQ(lp.speeds[0], 0.0);
+  EXPECT_DOUBLE_EQ(lp.steps.processors[1].flops, 2.0 * 8192.0 * 8192.0 * 8192.0);
+  // Both kept, as a flops cut would: the model says slower.
+  pipeline::LocalOptions flops = options_for(specs, budget, 8);
+  const auto both = pipeline::LocalMultiply<double>(specs, {100, 60000}, flops).plan(product);
+  ASSERT_GT(both.steps.processors[0].flops, 0.0);
+  EXPECT_LT(lp.prediction.total_s, exec::predict(both.steps, o.rates, 8).total_s);
+
+  // A plan with a processor left out runs: the other computes everything, and it validates.
+  {
+    const pipeline::Product small{300, 260, 280, 32, false, false};
+    pipeline::LocalOptions so = options_for(specs, budget, 8);
+    so.rates = {{0.01, 0, 0}, {60000, 30, 55}};
+    pipeline::LocalMultiply<double> run(specs, {0.01, 60000}, so);
+    const auto plan = run.plan(small);
+    ASSERT_EQ(plan.steps.processors[0].flops, 0.0);
+    exec::HostMatrix<double> A("A", 300, 280), B("B", 280, 260), C0("C0", 300, 260),
+        C("C", 300, 260);
+    exec::fill_random(A, 4, exec::MatrixId::A);
+    exec::fill_random(B, 4, exec::MatrixId::B);
+    exec::fill_random(C0, 4, exec::MatrixId::C);
+    Kokkos::deep_copy(C, C0);
+    const auto res = run.multiply(plan, A, B, C, 1.5, -0.5);
+    EXPECT_EQ(res.workers[0].steps, 0);
+    EXPECT_TRUE(exec::validate(A, B, C0, C, 1.5, -0.5, 2).passed);
+  }
+
+  // A host a third of the copying one's speed, over a slow link: it keeps a share.
+  o.rates = {{20000, 0, 0}, {60000, 30, 55}};
+  const auto kept = pipeline::LocalMultiply<double>(specs, {20000, 60000}, o).plan(product);
+  EXPECT_GT(kept.steps.processors[0].flops, 0.0);
+  EXPECT_GT(kept.steps.processors[1].flops, 0.0);
+}
