@@ -21,6 +21,7 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
       p.copy_jitter_us = d.platform.staged_copy_jitter_us;
     } else if (p.kind == platform::ProcessorKind::emulated) {
       p.link_gbs = d.platform.emulated_link_gbs;
+      p.emulated_gflops = d.platform.emulated_gflops;
     }
   if (!d.platform.slowdown.empty()) {
     if (d.platform.slowdown.size() != specs.size())

@@ -288,6 +288,15 @@ const std::map<std::string, Setter>& keys() {
                  describe(n));
       d.platform.emulated_link_gbs = v;
     };
+    t["platform.emulated_gflops"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      double v = get_number(n, at, k);
+      if (!(v >= 0))
+        fail(at, k,
+             "must be 0 (emulated GEMMs compute) or a positive rate in GFLOP/s (timing mode: "
+             "they sleep for their flops at that rate), got " +
+                 describe(n));
+      d.platform.emulated_gflops = v;
+    };
     t["platform.staged_copy_jitter_us"] = [](Deck& d, auto& n, auto& at, auto& k) {
       double v = get_number(n, at, k);
       if (v < 0 || v > 1e6)
@@ -519,6 +528,12 @@ void check(Deck& d) {
              ": elements of C could exceed the largest " + type +
              " and overflow; use a smaller alpha" +
              (single ? " or precision " + wider : std::string()));
+
+  // Timing mode computes no product: one cannot be validated.
+  if (d.platform.emulated_gflops > 0 && d.run.validate)
+    fail(at("platform.emulated_gflops"), "platform.emulated_gflops",
+         "timing mode: emulated GEMMs sleep instead of computing, so the product cannot be "
+         "validated: set run.validate = false");
 
   if (!d.platform.slowdown.empty() && !d.platform.processors.empty() &&
       d.platform.slowdown.size() != d.platform.processors.size())

@@ -48,6 +48,7 @@ struct Platform {
   double staged_link_gbs = 0;        // 0: staged copies run at memcpy speed
   double staged_copy_jitter_us = 0;  // test mode: random delays before staged copies
   double emulated_link_gbs = 0;      // 0: emulated device copies run at memcpy speed
+  double emulated_gflops = 0;        // > 0: timing mode, emulated GEMMs sleep at this rate
   // Test and benchmark mode: per processor, a factor by which its GEMMs are slowed from
   // slowdown_after_s into each run (empty: none).
   std::vector<double> slowdown;

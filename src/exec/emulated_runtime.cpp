@@ -104,11 +104,16 @@ class EmulatedStream {
                      std::chrono::duration<double>(double(bytes) / bytes_per_s_)));
     });
   }
-  void gemm(std::function<void()> task) {
+  void gemm(double flops, std::function<void()> task) {
     std::lock_guard<std::mutex> lock(g_m);
-    push([this, task = std::move(task)] {
+    push([this, flops, task = std::move(task)] {
       const auto t0 = Clock::now();
-      task();
+      if (spec_.emulated_gflops > 0)
+        std::this_thread::sleep_until(
+            t0 + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(flops / (spec_.emulated_gflops * 1e9))));
+      else
+        task();
       const auto t1 = Clock::now();
       Clock::time_point start;
       {
@@ -239,8 +244,8 @@ void EmulatedRuntime::copy(const Instance& stream, void* dst, const void* src, s
 
 int EmulatedRuntime::stream_threads(const Instance& stream) { return stream->threads(); }
 
-void EmulatedRuntime::submit(const Instance& stream, std::function<void()> task) {
-  stream->gemm(std::move(task));
+void EmulatedRuntime::submit(const Instance& stream, double flops, std::function<void()> task) {
+  stream->gemm(flops, std::move(task));
 }
 
 }  // namespace cuboid::exec

@@ -74,7 +74,9 @@ struct EmulatedRuntime {
                    typename C::const_value_type alpha, const A& a, const B& b,
                    typename C::const_value_type beta, const C& c) {
     const int threads = stream_threads(stream);
-    submit(stream, [team, threads, ops, alpha, a, b, beta, c] {
+    const double flops = 2.0 * double(c.extent(0)) * double(c.extent(1)) *
+                         double(ops.a == 'N' ? a.extent(1) : a.extent(0));
+    submit(stream, flops, [team, threads, ops, alpha, a, b, beta, c] {
       team_gemm(exec_space(), team, threads, ops, alpha, a, b, beta, c);
     });
   }
@@ -82,8 +84,9 @@ struct EmulatedRuntime {
  private:
   static void copy(const Instance& stream, void* dst, const void* src, std::size_t bytes);
   static int stream_threads(const Instance& stream);
-  // Queues a GEMM on the stream, slowed as platform.slowdown asks.
-  static void submit(const Instance& stream, std::function<void()> task);
+  // Queues a GEMM of `flops` on the stream, slowed as platform.slowdown asks (in timing mode, a
+  // sleep for the flops in its place).
+  static void submit(const Instance& stream, double flops, std::function<void()> task);
 };
 
 }  // namespace cuboid::exec

@@ -20,15 +20,25 @@ std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::Process
                                              std::ostream& progress) {
   using platform::ProcessorKind;
   std::vector<exec::ProcessorRate> rates;
-  const bool device = std::any_of(specs.begin(), specs.end(),
-                                  [](const auto& s) { return s.kind == ProcessorKind::device; });
-  if (!device) return rates;
+  // A device, or an emulated one in timing mode, whose GEMM rate and link are its settings.
+  auto modelled = [](const platform::ProcessorSpec& s) {
+    return s.kind == ProcessorKind::device ||
+           (s.kind == ProcessorKind::emulated && s.emulated_gflops > 0);
+  };
+  if (!std::any_of(specs.begin(), specs.end(), modelled)) return rates;
   const std::string precision(to_string(scalar_type_of<Scalar>()));
   for (std::size_t q = 0; q < specs.size(); ++q) {
     const auto& spec = specs[q];
     exec::ProcessorRate r{speeds[q], 0, 0};
-    if (spec.kind != ProcessorKind::device) {
+    if (!modelled(spec)) {
       rates.push_back(r);
+      continue;
+    }
+    if (spec.kind == ProcessorKind::emulated && spec.link_gbs > 0) {
+      progress << fmt::format(
+          "calibrate: {} in timing mode: GEMM {:g} GFLOP/s, link {:g} GB/s each way (given)\n",
+          spec.name, spec.emulated_gflops, spec.link_gbs);
+      rates.push_back(exec::ProcessorRate{spec.emulated_gflops, spec.link_gbs, spec.link_gbs});
       continue;
     }
     // Large enough for the GEMM to reach its rate and the copies theirs, small enough to fit.
