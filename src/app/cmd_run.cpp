@@ -244,7 +244,8 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
 
   Stopwatch clock;
   std::vector<exec::ProcessorRate> rates;
-  const auto speeds = speeds_for<Scalar>(d, specs, false, std::cerr, &rates);
+  double reduce_gbs = 0;
+  const auto speeds = speeds_for<Scalar>(d, specs, false, std::cerr, &rates, &reduce_gbs);
   const double calibration_s = clock.seconds();
   check_speeds(d, speeds);
   std::vector<double> gflops;
@@ -256,6 +257,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   pipeline::LocalOptions options = local_options_for(d, specs, elem);
   options.algorithm = choice.algorithm, options.discretization = choice.discretization;
   options.rates = std::move(rates);
+  options.reduce_gbs = reduce_gbs;
   pipeline::LocalMultiply<Scalar> lm(specs, gflops, options);
   pipeline::LocalPlan plan;
   try {

@@ -74,7 +74,8 @@ template <class Scalar>
 std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
                                         bool fresh, std::ostream& progress,
-                                        std::vector<exec::ProcessorRate>* rates) {
+                                        std::vector<exec::ProcessorRate>* rates,
+                                        double* reduce_gbs) {
   std::vector<platform::Speed> speeds;
   if (!d.platform.measure_speeds) {
     for (double s : d.platform.speeds) speeds.push_back(platform::Speed{s, "deck"});
@@ -109,7 +110,7 @@ std::vector<platform::Speed> speeds_for(const deck::Deck& d,
   if (rates != nullptr && !d.platform.speed_model_flops_only) {
     std::vector<double> gflops;
     for (const auto& s : speeds) gflops.push_back(s.gflops);
-    *rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), fresh, progress);
+    *rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), fresh, progress, reduce_gbs);
     if (cache) cache->save();
   }
   return speeds;
@@ -135,7 +136,7 @@ void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speed
 #define CUBOID_SPEEDS_FOR(Scalar)                                                          \
   template std::vector<platform::Speed> speeds_for<Scalar>(                                \
       const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&, \
-      std::vector<exec::ProcessorRate>*);
+      std::vector<exec::ProcessorRate>*, double*);
 CUBOID_FOR_EACH_SCALAR(CUBOID_SPEEDS_FOR)
 #undef CUBOID_SPEEDS_FOR
 

@@ -56,7 +56,8 @@ template <class Scalar>
 std::vector<platform::Speed> speeds_for(const deck::Deck& d,
                                         const std::vector<platform::ProcessorSpec>& specs,
                                         bool fresh, std::ostream& progress,
-                                        std::vector<exec::ProcessorRate>* rates = nullptr);
+                                        std::vector<exec::ProcessorRate>* rates = nullptr,
+                                        double* reduce_gbs = nullptr);
 
 // Where the speeds came from, for messages about them: "deck.toml:7:10: platform.speeds", the
 // speed cache file, or measured speeds.

@@ -161,7 +161,8 @@ struct Context::Impl {
     // the same cache.
     if (options.speeds.empty()) {
       std::ostringstream quiet;
-      lo.rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), false, quiet);
+      lo.rates =
+          pipeline::model_rates<Scalar>(specs, gflops, cache.get(), false, quiet, &lo.reduce_gbs);
       if (cache) cache->save();
     }
     st.local = std::make_unique<pipeline::LocalMultiply<Scalar>>(specs, gflops, lo);

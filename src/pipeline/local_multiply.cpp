@@ -163,7 +163,9 @@ std::vector<LocalPlan> LocalMultiply<Scalar>::plan_with(
       constexpr int kCuts = 8;
       for (int cut = 0; cut < (linked ? kCuts : 1); ++cut) {
         LocalPlan trial = plan_one(product, speeds, budgets);
-        trial.prediction = exec::predict(trial.steps, rates, sizeof(Scalar));
+        trial.prediction = o.reduce_gbs > 0
+                               ? exec::predict(trial.steps, rates, sizeof(Scalar), o.reduce_gbs)
+                               : exec::predict(trial.steps, rates, sizeof(Scalar));
         const bool better = cut == 0 || trial.prediction.total_s < lp.prediction.total_s;
         std::vector<double> next = speeds;
         double slowest = 0, fastest = 1e300;

@@ -43,6 +43,9 @@ struct LocalOptions {
   // predicted finishing times agree). Empty: the speeds as given, each zone's time its flops at
   // its speed (the "flops" model).
   std::vector<exec::ProcessorRate> rates;
+  // GB/s at which the host adds partial C buffers after the processors finish (the model's
+  // reduction term); 0: the model's default.
+  double reduce_gbs = 0;
 };
 
 // One product of the local multiply: C (m x n) <- alpha op(A) op(B) + beta C, op(A) m x k and

@@ -4,6 +4,7 @@
 #include <cuboid/gemm.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -17,7 +18,7 @@ template <class Scalar>
 std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::ProcessorSpec>& specs,
                                              const std::vector<double>& speeds,
                                              platform::SpeedCache* cache, bool remeasure,
-                                             std::ostream& progress) {
+                                             std::ostream& progress, double* reduce_gbs) {
   using platform::ProcessorKind;
   std::vector<exec::ProcessorRate> rates;
   // A device, or an emulated one in timing mode, whose GEMM rate and link are its settings.
@@ -26,6 +27,7 @@ std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::Process
            (s.kind == ProcessorKind::emulated && s.emulated_gflops > 0);
   };
   if (!std::any_of(specs.begin(), specs.end(), modelled)) return rates;
+  if (reduce_gbs) *reduce_gbs = reduce_rate<Scalar>(cache, remeasure, progress);
   const std::string precision(to_string(scalar_type_of<Scalar>()));
   for (std::size_t q = 0; q < specs.size(); ++q) {
     const auto& spec = specs[q];
@@ -74,10 +76,46 @@ std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::Process
   return rates;
 }
 
+template <class Scalar>
+double reduce_rate(platform::SpeedCache* cache, bool remeasure, std::ostream& progress) {
+  const std::string precision(to_string(scalar_type_of<Scalar>()));
+  platform::ProcessorSpec host;
+  host.name = "host";
+  const std::string key = platform::SpeedCache::key(host, precision, "reduce|64MiB");
+  if (cache && !remeasure)
+    if (auto v = cache->find(key); v && *v > 0) return *v;
+  const std::int64_t rows = 4096,
+                     cols = (std::int64_t(64) << 20) / std::int64_t(sizeof(Scalar)) / rows;
+  exec::HostMatrix<Scalar> C("cuboid::reduce_rate::C", rows, cols),
+      P("cuboid::reduce_rate::P", rows, cols);
+  using host_space = Kokkos::DefaultHostExecutionSpace;
+  using rank2 = Kokkos::MDRangePolicy<host_space, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+  double best = 1e300;
+  for (int r = 0; r < 4; ++r) {  // the first warms the pages
+    const auto t0 = std::chrono::steady_clock::now();
+    Kokkos::parallel_for(
+        "cuboid::reduce_rate", rank2({0, 0}, {rows, cols}),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C(i, j) += P(i, j); });
+    host_space().fence();
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r > 0) best = std::min(best, t);
+  }
+  const double gbs = 3.0 * double(rows * cols) * double(sizeof(Scalar)) / best / 1e9;
+  progress << fmt::format("calibrate: host adds partial C buffers at {:.1f} GB/s (measured)\n",
+                          gbs);
+  if (cache) cache->store(key, gbs);
+  return gbs;
+}
+
+#define CUBOID_REDUCE_RATE(Scalar) \
+  template double reduce_rate<Scalar>(platform::SpeedCache*, bool, std::ostream&);
+CUBOID_FOR_EACH_SCALAR(CUBOID_REDUCE_RATE)
+#undef CUBOID_REDUCE_RATE
+
 #define CUBOID_MODEL_RATES(Scalar)                                             \
   template std::vector<exec::ProcessorRate> model_rates<Scalar>(               \
       const std::vector<platform::ProcessorSpec>&, const std::vector<double>&, \
-      platform::SpeedCache*, bool, std::ostream&);
+      platform::SpeedCache*, bool, std::ostream&, double*);
 CUBOID_FOR_EACH_SCALAR(CUBOID_MODEL_RATES)
 #undef CUBOID_MODEL_RATES
 

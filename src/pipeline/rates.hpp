@@ -16,11 +16,17 @@ namespace cuboid::pipeline {
 // copies), from `cache` unless `remeasure` (stored there when measured); any other processor's
 // rate is its speed, in place. Empty when no processor is a device: then the speeds alone cut
 // the zones (the "flops" model). `progress` gets one line per device. Throws cuboid::Error when
-// a device measures no rate.
+// a device measures no rate. With `reduce_gbs` and a device, also the host's rate for the split-k
+// reduction (reduce_rate), through the same cache.
 template <class Scalar>
 std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::ProcessorSpec>& processors,
                                              const std::vector<double>& speeds,
                                              platform::SpeedCache* cache, bool remeasure,
-                                             std::ostream& progress);
+                                             std::ostream& progress, double* reduce_gbs = nullptr);
+
+// The rate, GB/s of C read, partial read and C written, at which the host adds a partial C buffer
+// into C as the engine does after the processors finish (a 64 MiB buffer, the best of three).
+template <class Scalar>
+double reduce_rate(platform::SpeedCache* cache, bool remeasure, std::ostream& progress);
 
 }  // namespace cuboid::pipeline
