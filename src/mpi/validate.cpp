@@ -240,12 +240,15 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
   const auto host = Kokkos::DefaultHostExecutionSpace();
   const auto rows = std::make_pair(std::int64_t(0), nr);
   const auto cols = std::make_pair(std::int64_t(0), nc);
-  auto d = Kokkos::subview(buf.D, rows, cols), w = Kokkos::subview(buf.W, rows, cols);
+  auto d = Kokkos::subview(buf.D, rows, cols);
+  auto w = Kokkos::subview(buf.W, rows, cols);
   for (std::int64_t l0 = 0; l0 < k; l0 += kd) {
     const std::int64_t nl = std::min(kd, k - l0);
     const auto slab = std::make_pair(std::int64_t(0), nl);
-    auto ar = Kokkos::subview(buf.Ar, rows, slab), aa = Kokkos::subview(buf.Aa, rows, slab);
-    auto bc = Kokkos::subview(buf.Bc, slab, cols), ba = Kokkos::subview(buf.Ba, slab, cols);
+    auto ar = Kokkos::subview(buf.Ar, rows, slab);
+    auto aa = Kokkos::subview(buf.Aa, rows, slab);
+    auto bc = Kokkos::subview(buf.Bc, slab, cols);
+    auto ba = Kokkos::subview(buf.Ba, slab, cols);
     Kokkos::parallel_for("cuboid::dist::rows_of_A", policy({0, 0}, {nr, nl}),
                          // Host lambdas (host policy): they read std::vectors of indices.
                          [=](std::int64_t i, std::int64_t l) {
