@@ -45,6 +45,18 @@ cuboid_status cuboid_sgemm_distributed(cuboid_context* context, MPI_Comm comm,
                                        int64_t m, int64_t n, int64_t k, float alpha, const float* A,
                                        int64_t lda, const float* B, int64_t ldb, float beta,
                                        float* C, int64_t ldc);
+/* Complex double and complex float: alpha, beta and the arrays point to (re, im) pairs, as CBLAS
+ * passes them (aligned as their reals). */
+cuboid_status cuboid_zgemm_distributed(cuboid_context* context, MPI_Comm comm,
+                                       const cuboid_block_cyclic* layout, char transa, char transb,
+                                       int64_t m, int64_t n, int64_t k, const void* alpha,
+                                       const void* A, int64_t lda, const void* B, int64_t ldb,
+                                       const void* beta, void* C, int64_t ldc);
+cuboid_status cuboid_cgemm_distributed(cuboid_context* context, MPI_Comm comm,
+                                       const cuboid_block_cyclic* layout, char transa, char transb,
+                                       int64_t m, int64_t n, int64_t k, const void* alpha,
+                                       const void* A, int64_t lda, const void* B, int64_t ldb,
+                                       const void* beta, void* C, int64_t ldc);
 /* The same with a Fortran communicator handle (an INTEGER from MPI_COMM_WORLD or MPI_Comm_split
  * in Fortran, converted with MPI_Comm_f2c), for ISO_C_BINDING callers. */
 cuboid_status cuboid_dgemm_distributed_f(cuboid_context* context, MPI_Fint comm,

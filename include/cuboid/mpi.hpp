@@ -48,5 +48,14 @@ void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op o
           std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* A,
           std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
           std::int64_t ldc);
+// Complex (pzgemm's and pcgemm's types): arrays aligned as their reals, as Fortran's are.
+void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+          std::int64_t m, std::int64_t n, std::int64_t k, std::complex<double> alpha,
+          const std::complex<double>* A, std::int64_t lda, const std::complex<double>* B,
+          std::int64_t ldb, std::complex<double> beta, std::complex<double>* C, std::int64_t ldc);
+void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+          std::int64_t m, std::int64_t n, std::int64_t k, std::complex<float> alpha,
+          const std::complex<float>* A, std::int64_t lda, const std::complex<float>* B,
+          std::int64_t ldb, std::complex<float> beta, std::complex<float>* C, std::int64_t ldc);
 
 }  // namespace cuboid

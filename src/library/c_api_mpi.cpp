@@ -3,6 +3,8 @@
 
 #include <cuboid/mpi.hpp>
 
+#include <complex>
+
 #include "library/c_api.hpp"
 
 namespace {
@@ -19,6 +21,27 @@ cuboid_status gemm(cuboid_context* ctx, MPI_Comm comm, const cuboid_block_cyclic
     const auto op_b = cuboid::capi::op_argument(transb, "transb");
     const cuboid::BlockCyclicLayout L{layout->grid_rows, layout->grid_cols, layout->block};
     cuboid::gemm(ctx->context, comm, L, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  });
+}
+
+// alpha, beta and the arrays as CBLAS passes complex numbers: pointers to (re, im) pairs.
+template <class T>
+cuboid_status complex_gemm(cuboid_context* ctx, MPI_Comm comm, const cuboid_block_cyclic* layout,
+                           char transa, char transb, int64_t m, int64_t n, int64_t k,
+                           const void* alpha, const void* A, int64_t lda, const void* B,
+                           int64_t ldb, const void* beta, void* C, int64_t ldc) {
+  if (!ctx) return CUBOID_INVALID_ARGUMENT;
+  return cuboid::capi::guarded(ctx->error, [&] {
+    if (!alpha) throw cuboid::KeyedError("alpha", "alpha is a null pointer");
+    if (!beta) throw cuboid::KeyedError("beta", "beta is a null pointer");
+    if (!layout) throw cuboid::KeyedError("layout", "layout is a null pointer");
+    using Z = std::complex<T>;
+    const auto op_a = cuboid::capi::op_argument(transa, "transa");
+    const auto op_b = cuboid::capi::op_argument(transb, "transb");
+    const cuboid::BlockCyclicLayout L{layout->grid_rows, layout->grid_cols, layout->block};
+    cuboid::gemm(ctx->context, comm, L, op_a, op_b, m, n, k, *static_cast<const Z*>(alpha),
+                 static_cast<const Z*>(A), lda, static_cast<const Z*>(B), ldb,
+                 *static_cast<const Z*>(beta), static_cast<Z*>(C), ldc);
   });
 }
 
@@ -48,6 +71,24 @@ cuboid_status cuboid_sgemm_distributed(cuboid_context* context, MPI_Comm comm,
                                        int64_t lda, const float* B, int64_t ldb, float beta,
                                        float* C, int64_t ldc) {
   return gemm(context, comm, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+cuboid_status cuboid_zgemm_distributed(cuboid_context* context, MPI_Comm comm,
+                                       const cuboid_block_cyclic* layout, char transa, char transb,
+                                       int64_t m, int64_t n, int64_t k, const void* alpha,
+                                       const void* A, int64_t lda, const void* B, int64_t ldb,
+                                       const void* beta, void* C, int64_t ldc) {
+  return complex_gemm<double>(context, comm, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                              beta, C, ldc);
+}
+
+cuboid_status cuboid_cgemm_distributed(cuboid_context* context, MPI_Comm comm,
+                                       const cuboid_block_cyclic* layout, char transa, char transb,
+                                       int64_t m, int64_t n, int64_t k, const void* alpha,
+                                       const void* A, int64_t lda, const void* B, int64_t ldb,
+                                       const void* beta, void* C, int64_t ldc) {
+  return complex_gemm<float>(context, comm, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                             beta, C, ldc);
 }
 
 cuboid_status cuboid_dgemm_distributed_f(cuboid_context* context, MPI_Fint comm,

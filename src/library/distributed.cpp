@@ -10,6 +10,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <complex>
+#include <cstring>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -17,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "exec/scalar.hpp"
 #include "layout/layout.hpp"
 #include "library/context_internals.hpp"
 #include "mpi/communicator.hpp"
@@ -128,12 +131,18 @@ struct Prepared {
 struct PreparedProducts {
   std::list<Prepared<float>> f32;
   std::list<Prepared<double>> f64;
+  std::list<Prepared<Kokkos::complex<float>>> c32;
+  std::list<Prepared<Kokkos::complex<double>>> c64;
   template <class Scalar>
   std::list<Prepared<Scalar>>& of() {
     if constexpr (std::is_same_v<Scalar, float>)
       return f32;
-    else
+    else if constexpr (std::is_same_v<Scalar, double>)
       return f64;
+    else if constexpr (std::is_same_v<Scalar, Kokkos::complex<float>>)
+      return c32;
+    else
+      return c64;
   }
 };
 
@@ -213,10 +222,16 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
       throw KeyedError("layout", "layout.block = " + str(layout.block) + " must be positive");
     grid_of(layout, P, L.rows, L.cols);
     // The same global arguments on every rank, or the ranks would cut different partitions.
-    const std::array<double, 8> mine{double(m),      double(n),
-                                     double(k),      double(layout.block),
-                                     double(L.rows), double(char(op_a)) * 256 + double(char(op_b)),
-                                     double(alpha),  double(beta)};
+    const std::array<double, 10> mine{double(m),
+                                      double(n),
+                                      double(k),
+                                      double(layout.block),
+                                      double(L.rows),
+                                      double(char(op_a)) * 256 + double(char(op_b)),
+                                      exec::real_part(alpha),
+                                      exec::real_part(beta),
+                                      exec::imag_part(alpha),
+                                      exec::imag_part(beta)};
     // One reduction for all: the maximum of each value and of its negation (minus the minimum).
     // NaN (a NaN alpha or beta everywhere is the caller's to give) compares as one number.
     std::vector<double> both;
@@ -225,7 +240,8 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
     comm.allreduce_max(both);
     for (std::size_t i = 0; i < mine.size(); ++i)
       if (both[i] != -both[i + mine.size()]) {
-        static const char* names[] = {"m", "n", "k", "layout", "layout", "op", "alpha", "beta"};
+        static const char* names[] = {"m",  "n",     "k",    "layout", "layout",
+                                      "op", "alpha", "beta", "alpha",  "beta"};
         throw KeyedError(names[i], std::string(names[i]) +
                                        " differs between the ranks: every rank must pass the same "
                                        "global arguments");
@@ -305,7 +321,8 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   while (s.tile > 1 && tasks(s.tile) < double(P)) s.tile = (s.tile + 1) / 2;
   if (tasks(s.tile) < double(P))
     for (int r = 0; r < P; ++r) s.rank_speeds.push_back(double(r) < tasks(s.tile) ? 1.0 : 0.0);
-  s.alpha = double(alpha), s.beta = double(beta);
+  s.alpha = exec::real_part(alpha), s.beta = exec::real_part(beta);
+  s.alpha_im = exec::imag_part(alpha), s.beta_im = exec::imag_part(beta);
   s.automatic = true;
   s.aligned = false;
   // A call may be small: the partition may then keep the work where the data lies, each rank
@@ -375,6 +392,71 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   report.speeds = procs.local->speeds();
 }
 
+// A complex call: the caller's arrays hold std::complex, aligned as their reals; the runner's are
+// Kokkos::complex, aligned as the pair. Aligned arrays are used as they are (leading dimensions
+// permitting), others through aligned packed copies made with memcpy (C copied back).
+template <class T>
+void gemm_complex(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a,
+                  Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, std::complex<T> alpha,
+                  const std::complex<T>* A, std::int64_t lda, const std::complex<T>* B,
+                  std::int64_t ldb, std::complex<T> beta, std::complex<T>* C, std::int64_t ldc) {
+  using K = Kokkos::complex<T>;
+  auto aligned = [](const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % alignof(K) == 0;
+  };
+  if ((!A || aligned(A)) && (!B || aligned(B)) && (!C || aligned(C))) {
+    gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, K(alpha.real(), alpha.imag()),
+                     reinterpret_cast<const K*>(A), lda, reinterpret_cast<const K*>(B), ldb,
+                     K(beta.real(), beta.imag()), reinterpret_cast<K*>(C), ldc);
+    return;
+  }
+  // The local extents, to size the copies (the call itself checks the arguments again).
+  int rows = 1, cols = 1, P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  grid_of(layout, P, rows, cols);
+  const int prow = me / cols, pcol = me % cols;
+  auto local = [&](std::int64_t r, std::int64_t c) {
+    return std::pair{dist::numroc(r, layout.block, prow, 0, rows),
+                     dist::numroc(c, layout.block, pcol, 0, cols)};
+  };
+  const bool ta = op_a != Op::none, tb = op_b != Op::none;
+  const auto [ar, ac] = local(ta ? k : m, ta ? m : k);
+  const auto [br, bc] = local(tb ? n : k, tb ? k : n);
+  const auto [cr, cc] = local(m, n);
+  auto copy = [](void* dst, std::int64_t ld_dst, const void* src, std::int64_t ld_src,
+                 std::int64_t r, std::int64_t c) {
+    for (std::int64_t j = 0; j < c; ++j)
+      std::memcpy(static_cast<char*>(dst) + std::size_t(j * ld_dst) * sizeof(K),
+                  static_cast<const char*>(src) + std::size_t(j * ld_src) * sizeof(K),
+                  std::size_t(r) * sizeof(K));
+  };
+  std::vector<K> a, b, c;
+  const K* pa = reinterpret_cast<const K*>(A);
+  const K* pb = reinterpret_cast<const K*>(B);
+  K* pc = reinterpret_cast<K*>(C);
+  std::int64_t la = lda, lb = ldb, lc = ldc;
+  if (A && !aligned(A) && lda >= ar) {
+    a.resize(std::size_t(ar * ac));
+    copy(a.data(), ar, A, lda, ar, ac);
+    pa = a.data(), la = std::max<std::int64_t>(1, ar);
+  }
+  if (B && !aligned(B) && ldb >= br) {
+    b.resize(std::size_t(br * bc));
+    copy(b.data(), br, B, ldb, br, bc);
+    pb = b.data(), lb = std::max<std::int64_t>(1, br);
+  }
+  const bool copy_c = C && !aligned(C) && ldc >= cr;
+  if (copy_c) {
+    c.resize(std::size_t(cr * cc));
+    copy(c.data(), cr, C, ldc, cr, cc);
+    pc = c.data(), lc = std::max<std::int64_t>(1, cr);
+  }
+  gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, K(alpha.real(), alpha.imag()), pa,
+                   la, pb, lb, K(beta.real(), beta.imag()), pc, lc);
+  if (copy_c) copy(C, ldc, c.data(), cr, cr, cc);
+}
+
 }  // namespace
 
 std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs) {
@@ -410,6 +492,20 @@ void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op o
           std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
           std::int64_t ldc) {
   gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+          std::int64_t m, std::int64_t n, std::int64_t k, std::complex<double> alpha,
+          const std::complex<double>* A, std::int64_t lda, const std::complex<double>* B,
+          std::int64_t ldb, std::complex<double> beta, std::complex<double>* C, std::int64_t ldc) {
+  gemm_complex(context, comm, layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+          std::int64_t m, std::int64_t n, std::int64_t k, std::complex<float> alpha,
+          const std::complex<float>* A, std::int64_t lda, const std::complex<float>* B,
+          std::int64_t ldb, std::complex<float> beta, std::complex<float>* C, std::int64_t ldc) {
+  gemm_complex(context, comm, layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 }  // namespace cuboid

@@ -7,6 +7,7 @@
 
 #include <cuboid/cuboid_mpi.h>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <cuboid/mpi.hpp>
 #include <limits>
@@ -328,4 +329,104 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
   return any;
+}
+
+// Complex: pzgemm's and pcgemm's types through the C++ and C entries, complex alpha and beta,
+// local arrays padded and held either aligned for Kokkos::complex or half an element off (as
+// Fortran COMPLEX*16 arrays may be).
+template <class T>
+double complex_case(cuboid::Context& context, std::int64_t m, std::int64_t n, std::int64_t k,
+                    std::int64_t nb, bool misaligned, bool through_c) {
+  using Z = std::complex<T>;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  const int P = size_of(comm), me = rank_of(comm);
+  const cuboid::BlockCyclicLayout layout{0, 0, nb};
+  int gr = 0, gc = 0;
+  cuboid::grid_of(layout, P, gr, gc);
+  const int prow = me / gc, pcol = me % gc;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto global = [&](std::int64_t r, std::int64_t c) {
+    std::vector<Z> g(std::size_t(r * c));
+    for (auto& x : g) x = Z(T(u(rng)), T(u(rng)));
+    return g;
+  };
+  const auto Ag = global(m, k), Bg = global(k, n), Cg = global(m, n);
+  auto gidx = [&](std::int64_t i, int p, int procs) {
+    return ((i / nb) * procs + p) * nb + i % nb;
+  };
+  // The local share in storage of reals, one real past an aligned address when misaligned.
+  struct Local {
+    std::vector<T> store;
+    Z* data;
+    std::int64_t lr, lc, ld;
+  };
+  auto share = [&](const std::vector<Z>& g, std::int64_t r, std::int64_t c) {
+    Local L;
+    L.lr = cuboid::local_extent(r, nb, prow, gr), L.lc = cuboid::local_extent(c, nb, pcol, gc);
+    L.ld = std::max<std::int64_t>(1, L.lr + 2);
+    L.store.assign(std::size_t(2 * L.ld * std::max<std::int64_t>(L.lc, 1) + 2), T(0));
+    L.data = reinterpret_cast<Z*>(L.store.data() + (misaligned ? 1 : 0));
+    for (std::int64_t j = 0; j < L.lc; ++j)
+      for (std::int64_t i = 0; i < L.lr; ++i)
+        L.data[i + j * L.ld] = g[std::size_t(gidx(i, prow, gr) + gidx(j, pcol, gc) * r)];
+    return L;
+  };
+  Local A = share(Ag, m, k), B = share(Bg, k, n), C = share(Cg, m, n);
+  const Z alpha(T(0.5), T(-1)), beta(T(0.25), T(0.75));
+  if (through_c) {
+    cuboid_options o;
+    cuboid_options_init(&o);
+    o.processors = "host";
+    const double speed = 1.0;
+    o.speeds = &speed, o.speed_count = 1, o.speed_cache = "";
+    cuboid_context* ctx = nullptr;
+    EXPECT_EQ(cuboid_create(&o, &ctx, nullptr, 0), CUBOID_SUCCESS);
+    const cuboid_block_cyclic l{0, 0, nb};
+    const auto status =
+        std::is_same_v<T, double>
+            ? cuboid_zgemm_distributed(ctx, comm, &l, 'N', 'N', m, n, k, &alpha, A.data, A.ld,
+                                       B.data, B.ld, &beta, C.data, C.ld)
+            : cuboid_cgemm_distributed(ctx, comm, &l, 'N', 'N', m, n, k, &alpha, A.data, A.ld,
+                                       B.data, B.ld, &beta, C.data, C.ld);
+    EXPECT_EQ(status, CUBOID_SUCCESS) << cuboid_last_error(ctx);
+    cuboid_destroy(ctx);
+  } else {
+    cuboid::gemm(context, comm, layout, cuboid::Op::none, cuboid::Op::none, m, n, k, alpha, A.data,
+                 A.ld, B.data, B.ld, beta, C.data, C.ld);
+  }
+  double worst = 0;
+  for (std::int64_t j = 0; j < C.lc; ++j)
+    for (std::int64_t i = 0; i < C.lr; ++i) {
+      const std::int64_t gi = gidx(i, prow, gr), gj = gidx(j, pcol, gc);
+      std::complex<long double> acc = 0;
+      for (std::int64_t l = 0; l < k; ++l) {
+        const Z a = Ag[std::size_t(gi + l * m)], b = Bg[std::size_t(l + gj * k)];
+        acc += std::complex<long double>(a.real(), a.imag()) *
+               std::complex<long double>(b.real(), b.imag());
+      }
+      const Z c0 = Cg[std::size_t(gi + gj * m)], got = C.data[i + j * C.ld];
+      const std::complex<long double> want =
+          std::complex<long double>(alpha.real(), alpha.imag()) * acc +
+          std::complex<long double>(beta.real(), beta.imag()) *
+              std::complex<long double>(c0.real(), c0.imag());
+      const double e =
+          double(std::abs(want - std::complex<long double>(got.real(), got.imag()))) / double(k);
+      worst = std::max(worst, std::isnan(e) ? 1e300 : e);
+    }
+  double all = 0;
+  MPI_Allreduce(&worst, &all, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return all / double(std::numeric_limits<T>::epsilon());
+}
+
+TEST(Distributed, ComplexThroughBothEntriesAlignedOrNot) {
+  cuboid::Context context(host_only());
+  for (bool misaligned : {false, true}) {
+    EXPECT_LT(complex_case<double>(context, 150, 130, 170, 32, misaligned, false), 16.0)
+        << "misaligned " << misaligned;
+    EXPECT_LT(complex_case<float>(context, 97, 61, 83, 16, misaligned, false), 16.0)
+        << "misaligned " << misaligned;
+  }
+  EXPECT_LT(complex_case<double>(context, 64, 90, 50, 16, true, true), 16.0);
+  EXPECT_LT(complex_case<float>(context, 64, 90, 50, 16, false, true), 16.0);
 }
