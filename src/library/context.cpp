@@ -187,6 +187,17 @@ struct Context::Impl {
                      std::int64_t n, std::int64_t k, Scalar alpha, const Scalar* A,
                      std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta, Scalar* C,
                      std::int64_t ldc);
+  template <class T>
+  void gemm_complex(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                    std::complex<T> alpha, const std::complex<T>* A, std::int64_t lda,
+                    const std::complex<T>* B, std::int64_t ldb, std::complex<T> beta,
+                    std::complex<T>* C, std::int64_t ldc);
+  template <class T>
+  void gemm_resident_complex(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
+                             std::int64_t n, std::int64_t k, std::complex<T> alpha,
+                             const std::complex<T>* A, std::int64_t lda, const std::complex<T>* B,
+                             std::int64_t ldb, std::complex<T> beta, std::complex<T>* C,
+                             std::int64_t ldc);
   // The processor whose own memory is the Kokkos memory space named `memory_space`.
   int resident_processor(std::string_view memory_space) const;
 };
@@ -447,44 +458,58 @@ void with_kokkos_complex(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
 
 }  // namespace
 
+// The complex entries, the same for both precisions.
+template <class T>
+void Context::Impl::gemm_complex(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                 std::complex<T> alpha, const std::complex<T>* A, std::int64_t lda,
+                                 const std::complex<T>* B, std::int64_t ldb, std::complex<T> beta,
+                                 std::complex<T>* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(mutex);
+  // The arguments are checked before any copy (a bad leading dimension must not be read with).
+  check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != T(0), A, B, C);
+  with_kokkos_complex(op_a, op_b, m, n, k, A, lda, B, ldb, C, ldc,
+                      [&](auto a, auto la, auto b, auto lb, auto c, auto lc) {
+                        gemm(op_a, op_b, m, n, k, kokkos_scalar(alpha), a, la, b, lb,
+                             kokkos_scalar(beta), c, lc);
+                      });
+}
+
+// Device memory comes from the device's allocator, aligned far beyond a complex number.
+template <class T>
+void Context::Impl::gemm_resident_complex(std::string_view memory_space, Op op_a, Op op_b,
+                                          std::int64_t m, std::int64_t n, std::int64_t k,
+                                          std::complex<T> alpha, const std::complex<T>* A,
+                                          std::int64_t lda, const std::complex<T>* B,
+                                          std::int64_t ldb, std::complex<T> beta,
+                                          std::complex<T>* C, std::int64_t ldc) {
+  using K = Kokkos::complex<T>;
+  std::lock_guard<std::mutex> lock(mutex);
+  gemm_resident(memory_space, op_a, op_b, m, n, k, kokkos_scalar(alpha),
+                reinterpret_cast<const K*>(A), lda, reinterpret_cast<const K*>(B), ldb,
+                kokkos_scalar(beta), reinterpret_cast<K*>(C), ldc);
+}
+
 void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::complex<double> alpha, const std::complex<double>* A, std::int64_t lda,
                    const std::complex<double>* B, std::int64_t ldb, std::complex<double> beta,
                    std::complex<double>* C, std::int64_t ldc) {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  // The arguments are checked before any copy (a bad leading dimension must not be read with).
-  check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != 0.0, A, B, C);
-  with_kokkos_complex(op_a, op_b, m, n, k, A, lda, B, ldb, C, ldc,
-                      [&](auto a, auto la, auto b, auto lb, auto c, auto lc) {
-                        impl_->gemm(op_a, op_b, m, n, k, kokkos_scalar(alpha), a, la, b, lb,
-                                    kokkos_scalar(beta), c, lc);
-                      });
+  impl_->gemm_complex(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::complex<float> alpha, const std::complex<float>* A, std::int64_t lda,
                    const std::complex<float>* B, std::int64_t ldb, std::complex<float> beta,
                    std::complex<float>* C, std::int64_t ldc) {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != 0.0f, A, B, C);
-  with_kokkos_complex(op_a, op_b, m, n, k, A, lda, B, ldb, C, ldc,
-                      [&](auto a, auto la, auto b, auto lb, auto c, auto lc) {
-                        impl_->gemm(op_a, op_b, m, n, k, kokkos_scalar(alpha), a, la, b, lb,
-                                    kokkos_scalar(beta), c, lc);
-                      });
+  impl_->gemm_complex(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-// Device memory comes from the device's allocator, aligned far beyond a complex number.
 void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
                             std::int64_t n, std::int64_t k, std::complex<double> alpha,
                             const std::complex<double>* A, std::int64_t lda,
                             const std::complex<double>* B, std::int64_t ldb,
                             std::complex<double> beta, std::complex<double>* C, std::int64_t ldc) {
-  using K = Kokkos::complex<double>;
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->gemm_resident(memory_space, op_a, op_b, m, n, k, kokkos_scalar(alpha),
-                       reinterpret_cast<const K*>(A), lda, reinterpret_cast<const K*>(B), ldb,
-                       kokkos_scalar(beta), reinterpret_cast<K*>(C), ldc);
+  impl_->gemm_resident_complex(memory_space, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                               ldc);
 }
 
 void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
@@ -492,11 +517,8 @@ void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std
                             const std::complex<float>* A, std::int64_t lda,
                             const std::complex<float>* B, std::int64_t ldb,
                             std::complex<float> beta, std::complex<float>* C, std::int64_t ldc) {
-  using K = Kokkos::complex<float>;
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->gemm_resident(memory_space, op_a, op_b, m, n, k, kokkos_scalar(alpha),
-                       reinterpret_cast<const K*>(A), lda, reinterpret_cast<const K*>(B), ldb,
-                       kokkos_scalar(beta), reinterpret_cast<K*>(C), ldc);
+  impl_->gemm_resident_complex(memory_space, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                               ldc);
 }
 
 void Context::gemm_resident(std::string_view memory_space, Op op_a, Op op_b, std::int64_t m,
