@@ -64,6 +64,14 @@ exec::PlanOptions plan_options_for(const std::vector<platform::ProcessorSpec>& p
                            " exceeds the free memory of " + p.name + " (" +
                            human_bytes(double(p.memory_bytes)) + ")");
     o.budget_elements.push_back(std::int64_t(bytes / double(element_bytes)));
+    // Refused here, before calibration plans with it: the panels and C blocks come on top.
+    const double ring = double(o.buffer_cost.back().fixed) * double(element_bytes);
+    if (o.budget_elements.back() <= o.buffer_cost.back().fixed)
+      throw KeyedError("platform.memory_budget_mib",
+                       "platform.memory_budget_mib: " + human_bytes(bytes) +
+                           " is not above the staging ring of " + p.name + " (" +
+                           human_bytes(ring) +
+                           "), which its panels and C blocks come on top of: give more");
   }
   return o;
 }
