@@ -126,8 +126,17 @@ struct Context::Impl {
     auto& st = state<Scalar>();
     if (!st.speeds.empty()) return;
     const auto t0 = std::chrono::steady_clock::now();
-    const exec::PlanOptions plan_options =
-        pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
+    exec::PlanOptions plan_options;
+    try {
+      plan_options = pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
+    } catch (const KeyedError& e) {
+      // The pipeline names the deck's key; a library caller set the context's option.
+      const std::string deck_key = "platform.memory_budget_mib";
+      std::string message = e.what();
+      if (e.key != deck_key) throw;
+      if (message.rfind(deck_key, 0) == 0) message.replace(0, deck_key.size(), "memory_budget_mib");
+      throw KeyedError("memory_budget_mib", message);
+    }
     std::unique_ptr<platform::SpeedCache> cache;
     if (!options.speeds.empty()) {
       for (double s : options.speeds) st.speeds.push_back({s, "given"});

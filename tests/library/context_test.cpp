@@ -245,6 +245,25 @@ TEST(Context, ComplexFollowsBlasRules) {
                            static_cast<Z*>(nullptr), 1));
 }
 
+// A budget not above a copying processor's staging ring is refused, naming the context's option.
+TEST(Context, ABudgetBelowTheStagingRingIsRefusedByItsOptionName) {
+  cuboid::ContextOptions o = two_processors();
+  o.memory_budget_mib = 4;
+  cuboid::Context ctx(o);
+  std::vector<double> A(64 * 64, 1.0), B(64 * 64, 1.0), C(64 * 64, 0.0);
+  try {
+    ctx.gemm(Op::none, Op::none, 64, 64, 64, 1.0, A.data(), 64, B.data(), 64, 0.0, C.data(), 64);
+    ADD_FAILURE() << "no error";
+  } catch (const cuboid::KeyedError& e) {
+    EXPECT_EQ(e.key, "memory_budget_mib");
+    EXPECT_EQ(std::string(e.what()).rfind("memory_budget_mib: 4.00 MiB is not above the staging "
+                                          "ring of staged",
+                                          0),
+              0u)
+        << e.what();
+  }
+}
+
 TEST(Context, SmallProductsTakeTheDirectPath) {
   cuboid::ContextOptions o = two_processors();
   o.direct_below_flops = -1;
