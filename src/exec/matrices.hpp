@@ -28,9 +28,18 @@ KOKKOS_INLINE_FUNCTION double element_value(std::uint64_t seed, MatrixId id, std
   return double(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-// Fills `M` with the elements of rows row0.. and columns col0.. of the global matrix `id`; a
-// complex element takes its imaginary part from a stream of its own, so that its real part is
-// the real type's element.
+// Element (i, j) of the global matrix `id` in the scalar type: a complex element takes its
+// imaginary part from a stream of its own, so that its real part is the real type's element.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION Scalar element(std::uint64_t seed, MatrixId id, std::int64_t i,
+                                      std::int64_t j) {
+  const double re = element_value(seed, id, i, j);
+  const double im =
+      is_complex<Scalar> ? element_value(seed, MatrixId(std::uint64_t(id) + 16), i, j) : 0.0;
+  return make_scalar<Scalar>(re, im);
+}
+
+// Fills `M` with the elements of rows row0.. and columns col0.. of the global matrix `id`.
 template <class Scalar>
 void fill_random(const HostMatrix<Scalar>& M, std::uint64_t seed, MatrixId id,
                  std::int64_t row0 = 0, std::int64_t col0 = 0) {
@@ -39,11 +48,7 @@ void fill_random(const HostMatrix<Scalar>& M, std::uint64_t seed, MatrixId id,
   Kokkos::parallel_for(
       "cuboid::exec::fill_random", policy({0, 0}, {M.extent(0), M.extent(1)}),
       KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-        const double re = element_value(seed, id, row0 + i, col0 + j);
-        const double im = is_complex<Scalar> ? element_value(seed, MatrixId(std::uint64_t(id) + 16),
-                                                             row0 + i, col0 + j)
-                                             : 0.0;
-        M(i, j) = make_scalar<Scalar>(re, im);
+        M(i, j) = element<Scalar>(seed, id, row0 + i, col0 + j);
       });
 }
 

@@ -407,64 +407,11 @@ void Context::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_
 
 namespace {
 
-// std::complex<T> and Kokkos::complex<T> hold the same two T; Kokkos' is aligned to their sum,
-// std::complex (and Fortran's COMPLEX) to one T only.
+// std::complex<T> and Kokkos::complex<T> hold the same two T.
 template <class T>
 Kokkos::complex<T> kokkos_scalar(std::complex<T> x) {
   return {x.real(), x.imag()};
 }
-template <class T>
-bool kokkos_aligned(const void* p) {
-  return reinterpret_cast<std::uintptr_t>(p) % alignof(Kokkos::complex<T>) == 0;
-}
-
-// A stored matrix (rows x cols, leading dimension ld) copied to or from a packed aligned buffer;
-// memcpy, so that no complex load meets the caller's alignment.
-template <class T>
-void copy_columns(void* dst, std::int64_t ld_dst, const void* src, std::int64_t ld_src,
-                  std::int64_t rows, std::int64_t cols) {
-  const std::size_t elem = 2 * sizeof(T);
-  for (std::int64_t j = 0; j < cols; ++j)
-    std::memcpy(static_cast<char*>(dst) + std::size_t(j * ld_dst) * elem,
-                static_cast<const char*>(src) + std::size_t(j * ld_src) * elem,
-                std::size_t(rows) * elem);
-}
-
-// Calls f(A, lda, B, ldb, C, ldc) with Kokkos::complex pointers: the caller's arrays when they
-// are aligned for it, else aligned copies of the matrices that are not (C copied back).
-template <class T, class F>
-void with_kokkos_complex(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const std::complex<T>* A, std::int64_t lda, const std::complex<T>* B,
-                         std::int64_t ldb, std::complex<T>* C, std::int64_t ldc, F&& f) {
-  using K = Kokkos::complex<T>;
-  const bool ta = op_a != Op::none, tb = op_b != Op::none;
-  const std::int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
-  std::vector<K> a, b, c;
-  const K* pa = reinterpret_cast<const K*>(A);
-  const K* pb = reinterpret_cast<const K*>(B);
-  K* pc = reinterpret_cast<K*>(C);
-  const bool empty = m == 0 || n == 0;
-  if (!empty && A && k > 0 && !kokkos_aligned<T>(A)) {
-    a.resize(std::size_t(ar * ac));
-    copy_columns<T>(a.data(), ar, A, lda, ar, ac);
-    pa = a.data(), lda = std::max<std::int64_t>(ar, 1);
-  }
-  if (!empty && B && k > 0 && !kokkos_aligned<T>(B)) {
-    b.resize(std::size_t(br * bc));
-    copy_columns<T>(b.data(), br, B, ldb, br, bc);
-    pb = b.data(), ldb = std::max<std::int64_t>(br, 1);
-  }
-  const bool copy_c = !empty && C && !kokkos_aligned<T>(C);
-  std::int64_t ldc_used = ldc;
-  if (copy_c) {
-    c.resize(std::size_t(m * n));
-    copy_columns<T>(c.data(), m, C, ldc, m, n);
-    pc = c.data(), ldc_used = m;
-  }
-  f(pa, lda, pb, ldb, pc, ldc_used);
-  if (copy_c) copy_columns<T>(C, ldc, c.data(), m, m, n);
-}
-
 }  // namespace
 
 // The complex entries, the same for both precisions.
@@ -476,11 +423,12 @@ void Context::Impl::gemm_complex(Op op_a, Op op_b, std::int64_t m, std::int64_t 
   std::lock_guard<std::mutex> lock(mutex);
   // The arguments are checked before any copy (a bad leading dimension must not be read with).
   check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != T(0), A, B, C);
-  with_kokkos_complex(op_a, op_b, m, n, k, A, lda, B, ldb, C, ldc,
-                      [&](auto a, auto la, auto b, auto lb, auto c, auto lc) {
-                        gemm(op_a, op_b, m, n, k, kokkos_scalar(alpha), a, la, b, lb,
-                             kokkos_scalar(beta), c, lc);
-                      });
+  const bool ta = op_a != Op::none, tb = op_b != Op::none, any = m > 0 && n > 0;
+  const KokkosComplexMatrix<T> a(A, ta ? k : m, ta ? m : k, lda, any && k > 0),
+      b(B, tb ? n : k, tb ? k : n, ldb, any && k > 0), c(C, m, n, ldc, any);
+  gemm(op_a, op_b, m, n, k, kokkos_scalar(alpha), a.data(), a.ld(), b.data(), b.ld(),
+       kokkos_scalar(beta), c.data(), c.ld());
+  c.write_back(C, ldc);
 }
 
 // Device memory comes from the device's allocator, aligned far beyond a complex number.

@@ -401,60 +401,23 @@ void gemm_complex(Context& context, MPI_Comm comm, const BlockCyclicLayout& layo
                   const std::complex<T>* A, std::int64_t lda, const std::complex<T>* B,
                   std::int64_t ldb, std::complex<T> beta, std::complex<T>* C, std::int64_t ldc) {
   using K = Kokkos::complex<T>;
-  auto aligned = [](const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % alignof(K) == 0;
-  };
-  if ((!A || aligned(A)) && (!B || aligned(B)) && (!C || aligned(C))) {
-    gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, K(alpha.real(), alpha.imag()),
-                     reinterpret_cast<const K*>(A), lda, reinterpret_cast<const K*>(B), ldb,
-                     K(beta.real(), beta.imag()), reinterpret_cast<K*>(C), ldc);
-    return;
-  }
-  // The local extents, to size the copies (the call itself checks the arguments again).
+  // This rank's local extents, to size any copy (the call itself checks the arguments).
   int rows = 1, cols = 1, P = 1, me = 0;
   MPI_Comm_size(comm, &P);
   MPI_Comm_rank(comm, &me);
   grid_of(layout, P, rows, cols);
   const int prow = me / cols, pcol = me % cols;
-  auto local = [&](std::int64_t r, std::int64_t c) {
-    return std::pair{dist::numroc(r, layout.block, prow, 0, rows),
-                     dist::numroc(c, layout.block, pcol, 0, cols)};
+  auto matrix = [&](const std::complex<T>* p, std::int64_t r, std::int64_t c, std::int64_t ld) {
+    return KokkosComplexMatrix<T>(p, dist::numroc(r, layout.block, prow, 0, rows),
+                                  dist::numroc(c, layout.block, pcol, 0, cols), ld, true);
   };
   const bool ta = op_a != Op::none, tb = op_b != Op::none;
-  const auto [ar, ac] = local(ta ? k : m, ta ? m : k);
-  const auto [br, bc] = local(tb ? n : k, tb ? k : n);
-  const auto [cr, cc] = local(m, n);
-  auto copy = [](void* dst, std::int64_t ld_dst, const void* src, std::int64_t ld_src,
-                 std::int64_t r, std::int64_t c) {
-    for (std::int64_t j = 0; j < c; ++j)
-      std::memcpy(static_cast<char*>(dst) + std::size_t(j * ld_dst) * sizeof(K),
-                  static_cast<const char*>(src) + std::size_t(j * ld_src) * sizeof(K),
-                  std::size_t(r) * sizeof(K));
-  };
-  std::vector<K> a, b, c;
-  const K* pa = reinterpret_cast<const K*>(A);
-  const K* pb = reinterpret_cast<const K*>(B);
-  K* pc = reinterpret_cast<K*>(C);
-  std::int64_t la = lda, lb = ldb, lc = ldc;
-  if (A && !aligned(A) && lda >= ar) {
-    a.resize(std::size_t(ar * ac));
-    copy(a.data(), ar, A, lda, ar, ac);
-    pa = a.data(), la = std::max<std::int64_t>(1, ar);
-  }
-  if (B && !aligned(B) && ldb >= br) {
-    b.resize(std::size_t(br * bc));
-    copy(b.data(), br, B, ldb, br, bc);
-    pb = b.data(), lb = std::max<std::int64_t>(1, br);
-  }
-  const bool copy_c = C && !aligned(C) && ldc >= cr;
-  if (copy_c) {
-    c.resize(std::size_t(cr * cc));
-    copy(c.data(), cr, C, ldc, cr, cc);
-    pc = c.data(), lc = std::max<std::int64_t>(1, cr);
-  }
-  gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, K(alpha.real(), alpha.imag()), pa,
-                   la, pb, lb, K(beta.real(), beta.imag()), pc, lc);
-  if (copy_c) copy(C, ldc, c.data(), cr, cr, cc);
+  const auto a = matrix(A, ta ? k : m, ta ? m : k, lda), b = matrix(B, tb ? n : k, tb ? k : n, ldb),
+             c = matrix(C, m, n, ldc);
+  gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, K(alpha.real(), alpha.imag()),
+                   a.data(), a.ld(), b.data(), b.ld(), K(beta.real(), beta.imag()), c.data(),
+                   c.ld());
+  c.write_back(C, ldc);
 }
 
 }  // namespace

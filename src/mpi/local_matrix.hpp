@@ -43,13 +43,7 @@ void fill_local(const LocalStorage<Scalar>& M, const MatrixDist& d, int rank, st
     Kokkos::parallel_for(
         "cuboid::dist::fill_local", policy({0, 0}, {u.rows(), u.cols()}),
         KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-          // As exec::fill_random: a complex element's imaginary part from a stream of its own.
-          const double re = exec::element_value(seed, id, u.i0 + i, u.j0 + j);
-          const double im = exec::is_complex<Scalar>
-                                ? exec::element_value(seed, exec::MatrixId(std::uint64_t(id) + 16),
-                                                      u.i0 + i, u.j0 + j)
-                                : 0.0;
-          data[off + i + j * ld] = exec::make_scalar<Scalar>(re, im);
+          data[off + i + j * ld] = exec::element<Scalar>(seed, id, u.i0 + i, u.j0 + j);
         });
   }
   Kokkos::DefaultHostExecutionSpace().fence();

@@ -29,16 +29,6 @@ Acc acc(const Scalar& x) {
 // that one MPI sum of doubles adds it.
 inline Acc* as_acc(double* p) { return reinterpret_cast<Acc*>(p); }
 
-// Element (i, j) of the global A or B as the run generated it (exec::fill_random).
-template <class Scalar>
-Scalar generated(std::uint64_t seed, exec::MatrixId id, std::int64_t i, std::int64_t j) {
-  const double re = exec::element_value(seed, id, i, j);
-  const double im = exec::is_complex<Scalar>
-                        ? exec::element_value(seed, exec::MatrixId(std::uint64_t(id) + 16), i, j)
-                        : 0.0;
-  return exec::make_scalar<Scalar>(re, im);
-}
-
 // The check vector: entries in +-[0.5, 1), from the seed, so a wrong element cannot hide
 // behind a tiny weight.
 double x_entry(std::uint64_t seed, std::int64_t j) {
@@ -253,14 +243,14 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
                          // Host lambdas (host policy): they read std::vectors of indices.
                          [=](std::int64_t i, std::int64_t l) {
                            const Scalar x =
-                               generated<Scalar>(seed, exec::MatrixId::A, row[i], l0 + l);
+                               exec::element<Scalar>(seed, exec::MatrixId::A, row[i], l0 + l);
                            ar(i, l) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
                            aa(i, l) = R(exec::magnitude(x));
                          });
     Kokkos::parallel_for("cuboid::dist::columns_of_B", policy({0, 0}, {nl, nc}),
                          [=](std::int64_t l, std::int64_t j) {
                            const Scalar x =
-                               generated<Scalar>(seed, exec::MatrixId::B, l0 + l, col[j]);
+                               exec::element<Scalar>(seed, exec::MatrixId::B, l0 + l, col[j]);
                            bc(l, j) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
                            ba(l, j) = R(exec::magnitude(x));
                          });
