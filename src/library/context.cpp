@@ -536,15 +536,7 @@ std::int64_t tile_for(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 void require_supported_call(const GemmShape& shape, ScalarType type) {
-  try {
-    pipeline::require_supported(shape, type);
-  } catch (const Unsupported& e) {
-    const std::string key = e.key == "problem.trans_a"     ? "op_a"
-                            : e.key == "problem.trans_b"   ? "op_b"
-                            : e.key == "problem.precision" ? "type"
-                                                           : e.key;
-    throw Unsupported(key, e.what());
-  }
+  pipeline::require_supported(shape, type);
 }
 
 std::mutex& ContextInternals::mutex(Context& c) { return c.impl_->mutex; }

@@ -18,8 +18,7 @@
 
 namespace cuboid {
 
-// What the library computes, refused with the names of the call's arguments (op_a, op_b,
-// type) rather than the deck keys the pipeline names.
+// What the pipeline cannot compute (today: negative extents; every type and op is computed).
 void require_supported_call(const GemmShape& shape, ScalarType type);
 
 // The tile of a call: about a twelfth of its largest edge, a power of two in [32, 512], so that
