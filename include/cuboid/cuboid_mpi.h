@@ -35,6 +35,14 @@ typedef struct {
  * `coord` owns; -1 on bad arguments. */
 int64_t cuboid_local_extent(int64_t n, int64_t block, int coord, int procs);
 
+/* The rank options of the context's later distributed calls (cuboid::RankOptions): algorithm
+ * "auto" (NULL too) or a partition algorithm; `speeds`, `nspeeds` factors one per rank (NULL, 0:
+ * equal); the model's bandwidth in GB/s; a per-rank memory limit in MiB (0: none). Every rank
+ * gives the same. */
+cuboid_status cuboid_set_rank_options(cuboid_context* context, const char* algorithm,
+                                      const double* speeds, int nspeeds, double bandwidth_gbs,
+                                      double memory_limit_mib);
+
 cuboid_status cuboid_dgemm_distributed(cuboid_context* context, MPI_Comm comm,
                                        const cuboid_block_cyclic* layout, char transa, char transb,
                                        int64_t m, int64_t n, int64_t k, double alpha,

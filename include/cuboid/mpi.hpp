@@ -18,6 +18,8 @@
 
 #include <cstdint>
 #include <cuboid/cuboid.hpp>
+#include <string>
+#include <vector>
 
 namespace cuboid {
 
@@ -33,6 +35,24 @@ std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int pro
 // The layout's grid for a communicator of `ranks` ranks (resolving 0 x 0); throws
 // KeyedError("layout", ...) when the grid's processes are not the ranks.
 void grid_of(const BlockCyclicLayout& layout, int ranks, int& grid_rows, int& grid_cols);
+
+// How a context's distributed calls share a product between the ranks. Every rank of a call's
+// communicator must give its context the same options (a call checks that they agree).
+struct RankOptions {
+  // "auto": the traffic model chooses among its candidates (process grid, stationary operands,
+  // 2.5D and 3D cuts), by bytes and time, among those that fit memory_limit_mib. Else a
+  // partition algorithm ("nrrp3d", "nrrp2d", "grid", ...) cuts the tile cuboid between the
+  // ranks by their speeds alone.
+  std::string algorithm = "auto";
+  std::vector<double> speeds;   // relative speed of each rank of the communicator; empty: equal
+  double bandwidth_gbs = 10;    // the traffic model's receive bandwidth per rank, GB/s
+  double memory_limit_mib = 0;  // bytes a rank may hold for a call, in MiB; 0: no limit
+};
+
+// Sets the rank options of `context`'s later distributed calls (and forgets the products it had
+// prepared with others). Throws KeyedError naming the field ("algorithm", "speeds",
+// "bandwidth_gbs", "memory_limit_mib") of a value that can never be valid.
+void set_rank_options(Context& context, const RankOptions& options);
 
 // Collective over `comm`. A, B, C are this rank's local arrays (A of op(A)'s stored m x k or
 // k x m, B of k x n or n x k, C of m x n), with leading dimensions lda, ldb, ldc. BLAS's rules

@@ -57,6 +57,21 @@ int64_t cuboid_local_extent(int64_t n, int64_t block, int coord, int procs) {
   }
 }
 
+cuboid_status cuboid_set_rank_options(cuboid_context* context, const char* algorithm,
+                                      const double* speeds, int nspeeds, double bandwidth_gbs,
+                                      double memory_limit_mib) {
+  if (!context) return CUBOID_INVALID_ARGUMENT;
+  return cuboid::capi::guarded(context->error, [&] {
+    if (nspeeds < 0 || (nspeeds > 0 && !speeds))
+      throw cuboid::KeyedError("speeds", "speeds: a null pointer or a negative count");
+    cuboid::RankOptions o;
+    if (algorithm) o.algorithm = algorithm;
+    if (nspeeds > 0) o.speeds.assign(speeds, speeds + nspeeds);
+    o.bandwidth_gbs = bandwidth_gbs, o.memory_limit_mib = memory_limit_mib;
+    cuboid::set_rank_options(context->context, o);
+  });
+}
+
 cuboid_status cuboid_dgemm_distributed(cuboid_context* context, MPI_Comm comm,
                                        const cuboid_block_cyclic* layout, char transa, char transb,
                                        int64_t m, int64_t n, int64_t k, double alpha,

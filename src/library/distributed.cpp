@@ -24,6 +24,7 @@
 #include "library/context_internals.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/runner.hpp"
+#include "partition/strategy.hpp"
 
 namespace cuboid {
 namespace {
@@ -129,6 +130,7 @@ struct Prepared {
 };
 
 struct PreparedProducts {
+  RankOptions options;
   std::list<Prepared<float>> f32;
   std::list<Prepared<double>> f64;
   std::list<Prepared<Kokkos::complex<float>>> c32;
@@ -144,9 +146,25 @@ struct PreparedProducts {
     else
       return c64;
   }
+  void clear() { f32.clear(), f64.clear(), c32.clear(), c64.clear(); }
 };
 
+PreparedProducts& prepared(Context& context) {
+  auto& slot = ContextInternals::extension(context, "distributed");
+  if (!slot) slot = std::make_shared<PreparedProducts>();
+  return *static_cast<PreparedProducts*>(slot.get());
+}
+
 std::string str(std::int64_t v) { return std::to_string(v); }
+
+// The runner names the settings it refuses by their deck keys; a call sets them through
+// RankOptions.
+std::string rank_option_name(const std::string& key) {
+  if (key == "mpi.memory_limit_mib") return "rank_options.memory_limit_mib";
+  if (key == "mpi.rank_speeds") return "rank_options.speeds";
+  if (key == "partition.algorithm") return "rank_options.algorithm";
+  return key;
+}
 
 // Every rank's arguments checked, then agreed on: an error on one rank is the same KeyedError on
 // every rank (the lowest failing rank's), so no rank goes on into traffic the others never join.
@@ -222,7 +240,14 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
       throw KeyedError("layout", "layout.block = " + str(layout.block) + " must be positive");
     grid_of(layout, P, L.rows, L.cols);
     // The same global arguments on every rank, or the ranks would cut different partitions.
-    const std::array<double, 10> mine{double(m),
+    const RankOptions& ro = prepared(context).options;
+    // Lists and names compared through sums weighted by position (equal lists agree exactly).
+    double speed_sum = 0, speed_moment = 0, name_code = 0;
+    for (std::size_t i = 0; i < ro.speeds.size(); ++i)
+      speed_sum += ro.speeds[i], speed_moment += double(i + 1) * ro.speeds[i];
+    for (std::size_t i = 0; i < ro.algorithm.size(); ++i)
+      name_code += double(i + 1) * double(static_cast<unsigned char>(ro.algorithm[i]));
+    const std::array<double, 15> mine{double(m),
                                       double(n),
                                       double(k),
                                       double(layout.block),
@@ -231,7 +256,12 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
                                       exec::real_part(alpha),
                                       exec::real_part(beta),
                                       exec::imag_part(alpha),
-                                      exec::imag_part(beta)};
+                                      exec::imag_part(beta),
+                                      name_code,
+                                      double(ro.speeds.size()) + speed_sum,
+                                      speed_moment,
+                                      ro.bandwidth_gbs,
+                                      ro.memory_limit_mib};
     // One reduction for all: the maximum of each value and of its negation (minus the minimum).
     // NaN (a NaN alpha or beta everywhere is the caller's to give) compares as one number.
     std::vector<double> both;
@@ -240,12 +270,29 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
     comm.allreduce_max(both);
     for (std::size_t i = 0; i < mine.size(); ++i)
       if (both[i] != -both[i + mine.size()]) {
-        static const char* names[] = {"m",  "n",     "k",    "layout", "layout",
-                                      "op", "alpha", "beta", "alpha",  "beta"};
+        static const char* names[] = {"m",
+                                      "n",
+                                      "k",
+                                      "layout",
+                                      "layout",
+                                      "op",
+                                      "alpha",
+                                      "beta",
+                                      "alpha",
+                                      "beta",
+                                      "rank_options.algorithm",
+                                      "rank_options.speeds",
+                                      "rank_options.speeds",
+                                      "rank_options.bandwidth_gbs",
+                                      "rank_options.memory_limit_mib"};
         throw KeyedError(names[i], std::string(names[i]) +
                                        " differs between the ranks: every rank must pass the same "
                                        "global arguments");
       }
+    if (!ro.speeds.empty() && std::int64_t(ro.speeds.size()) != P)
+      throw KeyedError("rank_options.speeds",
+                       "rank_options.speeds has " + str(std::int64_t(ro.speeds.size())) +
+                           " factors for a communicator of " + str(P) + " ranks");
     L.prow = me / L.cols, L.pcol = me % L.cols;
     const std::int64_t nb = layout.block;
     auto rows_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.prow, 0, L.rows); };
@@ -318,12 +365,21 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   auto tasks = [&](std::int64_t t) {
     return double((m + t - 1) / t) * double((n + t - 1) / t) * double((k + t - 1) / t);
   };
+  const RankOptions& ro = prepared(context).options;
+  s.rank_speeds = ro.speeds;
   while (s.tile > 1 && tasks(s.tile) < double(P)) s.tile = (s.tile + 1) / 2;
-  if (tasks(s.tile) < double(P))
-    for (int r = 0; r < P; ++r) s.rank_speeds.push_back(double(r) < tasks(s.tile) ? 1.0 : 0.0);
+  if (tasks(s.tile) < double(P)) {
+    s.rank_speeds.resize(std::size_t(P), 1.0);
+    for (int r = 0; r < P; ++r)
+      if (double(r) >= tasks(s.tile)) s.rank_speeds[std::size_t(r)] = 0;
+  }
   s.alpha = exec::real_part(alpha), s.beta = exec::real_part(beta);
   s.alpha_im = exec::imag_part(alpha), s.beta_im = exec::imag_part(beta);
-  s.automatic = true;
+  s.automatic = ro.algorithm == "auto";
+  if (!s.automatic) s.algorithm = *partition::parse_algorithm(ro.algorithm);
+  s.bandwidth_gbs = ro.bandwidth_gbs;
+  s.memory_limit_bytes = ro.memory_limit_mib * 1024.0 * 1024.0;
+  s.memory_limit_origin = "memory_limit_mib";
   s.aligned = false;
   // A call may be small: the partition may then keep the work where the data lies, each rank
   // that receives paying a message's latency (tens of microseconds between processes).
@@ -334,9 +390,7 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
 
   // The prepared product of this shape, layout and communicator, or a new one (collective:
   // every rank misses or hits alike, since the key is made of agreed arguments).
-  auto& slot = ContextInternals::extension(context, "distributed");
-  if (!slot) slot = std::make_shared<PreparedProducts>();
-  auto& cache = static_cast<PreparedProducts*>(slot.get())->of<Scalar>();
+  auto& cache = prepared(context).of<Scalar>();
   const Key key{
       std::int64_t(dup.id), m, n, k, layout.block, L.rows, L.cols, s.tile, beta == Scalar(0),
       beta == Scalar(1)};
@@ -351,8 +405,8 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
     // same failure (agreed) and retries alike.
     for (;;) {
       try {
-        cache.push_front(
-            {key, std::make_unique<dist::DistributedProduct<Scalar>>(s, dup.comm, procs)});
+        cache.push_front({key, std::make_unique<dist::DistributedProduct<Scalar>>(
+                                   s, dup.comm, procs, rank_option_name)});
         break;
       } catch (const dist::CollectiveFailure& e) {
         const bool too_few =
@@ -421,6 +475,29 @@ void gemm_complex(Context& context, MPI_Comm comm, const BlockCyclicLayout& layo
 }
 
 }  // namespace
+
+void set_rank_options(Context& context, const RankOptions& options) {
+  if (options.algorithm != "auto" && !partition::parse_algorithm(options.algorithm))
+    throw KeyedError("algorithm", "unknown algorithm \"" + options.algorithm +
+                                      "\" (\"auto\" or a partition algorithm)");
+  bool any = options.speeds.empty();
+  for (double v : options.speeds) {
+    if (!std::isfinite(v) || v < 0)
+      throw KeyedError("speeds", "a rank's speed factor must be finite and not negative");
+    any = any || v > 0;
+  }
+  if (!any) throw KeyedError("speeds", "every rank's speed factor is 0: no rank would compute");
+  if (!std::isfinite(options.bandwidth_gbs) || options.bandwidth_gbs <= 0)
+    throw KeyedError("bandwidth_gbs", "bandwidth_gbs must be a positive number of GB/s");
+  if (!std::isfinite(options.memory_limit_mib) || options.memory_limit_mib < 0)
+    throw KeyedError("memory_limit_mib",
+                     "memory_limit_mib must be 0 (no limit) or a positive "
+                     "number of MiB");
+  std::lock_guard<std::mutex> lock(ContextInternals::mutex(context));
+  PreparedProducts& p = prepared(context);
+  p.options = options;
+  p.clear();
+}
 
 std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs) {
   if (n < 0 || block <= 0 || procs <= 0 || coord < 0 || coord >= procs)

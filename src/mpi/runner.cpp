@@ -526,11 +526,9 @@ class RankRun {
 
 template <class Scalar>
 struct DistributedProduct<Scalar>::Impl {
-  Impl(const DistSettings& settings, MPI_Comm comm, RankProcessors<Scalar> processors)
-      : s(settings),
-        c(comm),
-        procs(processors),
-        run(s, c, procs, [](const std::string& key) { return key; }) {}
+  Impl(const DistSettings& settings, MPI_Comm comm, RankProcessors<Scalar> processors,
+       std::function<std::string(const std::string&)> locate)
+      : s(settings), c(comm), procs(processors), run(s, c, procs, std::move(locate)) {}
   DistSettings s;
   Communicator c;
   RankProcessors<Scalar> procs;
@@ -538,9 +536,10 @@ struct DistributedProduct<Scalar>::Impl {
 };
 
 template <class Scalar>
-DistributedProduct<Scalar>::DistributedProduct(const DistSettings& s, MPI_Comm comm,
-                                               RankProcessors<Scalar> processors)
-    : impl_(std::make_unique<Impl>(s, comm, processors)) {
+DistributedProduct<Scalar>::DistributedProduct(
+    const DistSettings& s, MPI_Comm comm, RankProcessors<Scalar> processors,
+    std::function<std::string(const std::string&)> locate)
+    : impl_(std::make_unique<Impl>(s, comm, processors, std::move(locate))) {
   impl_->run.prepare();
 }
 

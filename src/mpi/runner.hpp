@@ -104,7 +104,12 @@ struct DistOutcome {
 template <class Scalar>
 class DistributedProduct {
  public:
-  DistributedProduct(const DistSettings& s, MPI_Comm comm, RankProcessors<Scalar> processors);
+  // `locate(key)` names a setting the product refuses as its caller calls it.
+  DistributedProduct(
+      const DistSettings& s, MPI_Comm comm, RankProcessors<Scalar> processors,
+      std::function<std::string(const std::string&)> locate = [](const std::string& key) {
+        return key;
+      });
   ~DistributedProduct();
   DistributedProduct(const DistributedProduct&) = delete;
   DistributedProduct& operator=(const DistributedProduct&) = delete;

@@ -185,6 +185,8 @@ struct Runtime {
   std::string report_path;
   bool check = false, fallback = false;
   std::vector<std::string> processors;
+  std::size_t rank_speeds = 0;  // CUBOID_DECK's mpi.rank_speeds: how many, and where
+  std::string rank_speeds_at;
 };
 
 std::mutex& runtime_mutex() {
@@ -220,8 +222,12 @@ Runtime& runtime() {
                        "CUBOID_PXGEMM_FALLBACK=" + std::string(p) + ": expected scalapack or none");
   }
   ContextOptions o;
-  // A deck's [platform] and [partition] set the context as they set `cuboid run`'s processors;
-  // its other sections describe a run, not a call, and are not used. CUBOID_PROCESSORS wins.
+  RankOptions ranks;
+  // A deck's [platform] and [partition] set the context as they set `cuboid run`'s processors,
+  // and its [mpi] the rank partition as under mpirun: rank speed factors, the model's bandwidth,
+  // the per-rank memory limit, and partition.algorithm where the deck names one. The layout keys
+  // (mpi.layout, grid, block) are the descriptors' to give, and the problem and run sections
+  // describe a run, not a call: those are not used. CUBOID_PROCESSORS wins over the deck.
   if (const char* p = std::getenv("CUBOID_DECK")) {
     const deck::Deck d = deck::load_deck(p);
     o.processors = d.platform.processors;
@@ -230,9 +236,17 @@ Runtime& runtime() {
     o.memory_budget_mib = d.platform.memory_budget_mib;
     o.algorithm = std::string(partition::to_string(d.partition.algorithm));
     o.discretization = std::string(partition::to_string(d.partition.discretization));
+    if (d.where.count("partition.algorithm") && !d.partition.auto_algorithm)
+      ranks.algorithm = o.algorithm;
+    ranks.speeds = d.mpi.rank_speeds;
+    ranks.bandwidth_gbs = d.mpi.bandwidth_gbs;
+    ranks.memory_limit_mib = d.mpi.memory_limit_mib;
+    r->rank_speeds = d.mpi.rank_speeds.size();
+    if (r->rank_speeds) r->rank_speeds_at = d.at("mpi.rank_speeds");
   }
   if (!r->processors.empty()) o.processors = r->processors;
   r->context = std::make_unique<Context>(o);
+  set_rank_options(*r->context, ranks);
   // Torn down before MPI finalises: MPI frees MPI_COMM_SELF's attributes first thing there.
   int keyval = MPI_KEYVAL_INVALID;
   auto at_finalize = [](MPI_Comm, int, void*, void*) -> int {
@@ -326,41 +340,16 @@ bool check_product(MPI_Comm comm, const Grid& grid, std::int64_t m, std::int64_t
 }
 
 // C <- alpha A B + beta C on operands in the distributed entry's layout (local arrays with lld
-// = local rows). Complex products are four real ones on the parts, the same 8mnk flops as one
-// complex product: Re = Ar Br - Ai Bi, Im = Ar Bi + Ai Br, then C = alpha (Re + i Im) + beta C.
+// = local rows), in the caller's scalar type: a complex product travels as complex elements,
+// the bytes pzgemm itself moves.
 template <class Scalar>
 void multiply(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, std::int64_t m,
               std::int64_t n, std::int64_t k, Scalar alpha, std::vector<Scalar>& A,
               std::int64_t lda, std::vector<Scalar>& B, std::int64_t ldb, Scalar beta,
               std::vector<Scalar>& C, std::int64_t ldc, double& received, std::string& partition) {
-  if constexpr (!is_complex<Scalar>) {
-    gemm(context, comm, layout, Op::none, Op::none, m, n, k, alpha, A.data(), lda, B.data(), ldb,
-         beta, C.data(), ldc);
-    received = context.last_call().received_bytes;
-  } else {
-    using R = typename Traits<Scalar>::Real;
-    auto part = [](const std::vector<Scalar>& X, bool imaginary) {
-      std::vector<R> out(X.size());
-      for (std::size_t e = 0; e < X.size(); ++e) out[e] = imaginary ? X[e].imag() : X[e].real();
-      return out;
-    };
-    const auto Ar = part(A, false), Ai = part(A, true), Br = part(B, false), Bi = part(B, true);
-    std::vector<R> re(C.size()), im(C.size());
-    received = 0;
-    auto step = [&](R a, const std::vector<R>& X, const std::vector<R>& Y, R b, std::vector<R>& Z) {
-      gemm(context, comm, layout, Op::none, Op::none, m, n, k, a, X.data(), lda, Y.data(), ldb, b,
-           Z.data(), ldc);
-      received += context.last_call().received_bytes;
-    };
-    step(R(1), Ar, Br, R(0), re);
-    step(R(-1), Ai, Bi, R(1), re);
-    step(R(1), Ar, Bi, R(0), im);
-    step(R(1), Ai, Br, R(1), im);
-    for (std::size_t e = 0; e < C.size(); ++e) {
-      const Scalar p(re[e], im[e]);
-      C[e] = beta == Scalar(0) ? alpha * p : alpha * p + beta * C[e];
-    }
-  }
+  gemm(context, comm, layout, Op::none, Op::none, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+       beta, C.data(), ldc);
+  received = context.last_call().received_bytes;
   partition = context.last_call().rank_partition;
 }
 
@@ -459,15 +448,20 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
   const int prow = g.myrow, pcol = g.mycol;
   const Scalar al = *alpha, be = *beta;
   try {
+    if (rt->rank_speeds && rt->rank_speeds != std::size_t(g.rows) * std::size_t(g.cols))
+      throw KeyedError("mpi.rank_speeds", rt->rank_speeds_at + " has " +
+                                              std::to_string(rt->rank_speeds) +
+                                              " factors (CUBOID_DECK) for a call on a grid of " +
+                                              std::to_string(g.rows * g.cols) + " processes");
     // Operands already in the layout the distributed entry computes in: square blocks of one
     // size, first block on process (0, 0), sub-matrices from (1, 1), no transpose.
     const int nb = Cd[MB_];
-    const bool in_place = !is_complex<Scalar> && nota && notb && !rt->check && ai == 0 && aj == 0 &&
-                          bi == 0 && bj == 0 && ci == 0 && cj == 0 && Cd[NB_] == nb &&
-                          Ad[MB_] == nb && Ad[NB_] == nb && Bd[MB_] == nb && Bd[NB_] == nb &&
-                          Ad[RSRC_] == 0 && Ad[CSRC_] == 0 && Bd[RSRC_] == 0 && Bd[CSRC_] == 0 &&
-                          Cd[RSRC_] == 0 && Cd[CSRC_] == 0 && Ad[IMB_] == nb && Ad[INB_] == nb &&
-                          Bd[IMB_] == nb && Bd[INB_] == nb && Cd[IMB_] == nb && Cd[INB_] == nb;
+    const bool in_place = nota && notb && !rt->check && ai == 0 && aj == 0 && bi == 0 && bj == 0 &&
+                          ci == 0 && cj == 0 && Cd[NB_] == nb && Ad[MB_] == nb && Ad[NB_] == nb &&
+                          Bd[MB_] == nb && Bd[NB_] == nb && Ad[RSRC_] == 0 && Ad[CSRC_] == 0 &&
+                          Bd[RSRC_] == 0 && Bd[CSRC_] == 0 && Cd[RSRC_] == 0 && Cd[CSRC_] == 0 &&
+                          Ad[IMB_] == nb && Ad[INB_] == nb && Bd[IMB_] == nb && Bd[INB_] == nb &&
+                          Cd[IMB_] == nb && Cd[INB_] == nb;
     const BlockCyclicLayout layout{g.rows, g.cols, in_place ? nb : std::max(Cd[MB_], Cd[NB_])};
     if (*alpha == Scalar(0) || k == 0) {
       // sub(C) <- beta sub(C) where it lies; beta = 0 writes zeros without reading C.
@@ -484,9 +478,8 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
           });
     } else if (in_place) {
       path = "in place";
-      if constexpr (!is_complex<Scalar>)
-        cuboid::gemm(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, a, Ad[LLD_], b,
-                     Bd[LLD_], be, c, Cd[LLD_]);
+      cuboid::gemm(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, a, Ad[LLD_], b,
+                   Bd[LLD_], be, c, Cd[LLD_]);
       received = rt->context->last_call().received_bytes;
       partition = rt->context->last_call().rank_partition;
     } else {

@@ -253,6 +253,83 @@ TEST(Distributed, ArgumentErrorsOnEveryRank) {
             8.0);
 }
 
+// The rank options: refused values name their field; a fixed algorithm, speed factors and a
+// memory limit reach the rank partition; options that differ between ranks, or speeds for
+// another number of ranks, are the same KeyedError on every rank.
+TEST(Distributed, RankOptionsReachTheRankPartition) {
+  cuboid::Context context(host_only());
+  const int P = size_of(MPI_COMM_WORLD), me = rank_of(MPI_COMM_WORLD);
+  auto key_of = [&](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const cuboid::KeyedError& e) {
+      return e.key;
+    } catch (const cuboid::Error& e) {
+      return std::string("error:") + e.what();
+    }
+    return "";
+  };
+  auto options = [](std::string algorithm, std::vector<double> speeds, double gbs, double mib) {
+    cuboid::RankOptions o;
+    o.algorithm = std::move(algorithm), o.speeds = std::move(speeds);
+    o.bandwidth_gbs = gbs, o.memory_limit_mib = mib;
+    return o;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(key_of([&] { cuboid::set_rank_options(context, options("fast", {}, 10, 0)); }),
+            "algorithm");
+  EXPECT_EQ(key_of([&] {
+              cuboid::set_rank_options(context, options("auto", {1, -1}, 10, 0));
+            }),
+            "speeds");
+  EXPECT_EQ(key_of([&] {
+              cuboid::set_rank_options(context, options("auto", {0, 0}, 10, 0));
+            }),
+            "speeds");
+  EXPECT_EQ(key_of([&] { cuboid::set_rank_options(context, options("auto", {}, 0, 0)); }),
+            "bandwidth_gbs");
+  EXPECT_EQ(key_of([&] { cuboid::set_rank_options(context, options("auto", {}, 10, nan)); }),
+            "memory_limit_mib");
+
+  const Case c{150, 130, 170, 16, 0, 0, 1, 1.0, 0.5};
+  // A fixed algorithm cuts by the speeds alone.
+  cuboid::set_rank_options(context, options("nrrp2d", {}, 10, 0));
+  EXPECT_LT(run_case<double>(context, MPI_COMM_WORLD, c, 1e-16), 8.0);
+  EXPECT_NE(context.last_call().rank_partition.find("nrrp2d"), std::string::npos)
+      << context.last_call().rank_partition;
+  // Speed factors: a rank of factor 0 computes nothing, so no A or B comes to it, only the
+  // others' partial sums of the C it owns.
+  std::vector<double> speeds(std::size_t(P), 1.0);
+  if (P > 1) speeds[1] = 0;
+  cuboid::set_rank_options(context, options("nrrp2d", speeds, 10, 0));
+  EXPECT_LT(run_case<double>(context, MPI_COMM_WORLD, c, 1e-16), 8.0);
+  if (P > 1 && me == 1) {
+    int gr = 0, gc = 0;
+    cuboid::grid_of(cuboid::BlockCyclicLayout{0, 0, c.block}, P, gr, gc);
+    const double own_c = double(cuboid::local_extent(c.m, c.block, me / gc, gr) *
+                                cuboid::local_extent(c.n, c.block, me % gc, gc) * 8);
+    EXPECT_LE(context.last_call().received_bytes, own_c);
+  }
+  // Speeds for another number of ranks, refused on every rank before any traffic.
+  cuboid::set_rank_options(context,
+                           options("auto", std::vector<double>(std::size_t(P + 1), 1.0), 10, 0));
+  EXPECT_EQ(key_of([&] { run_case<double>(context, MPI_COMM_WORLD, c, 1e-16); }),
+            "rank_options.speeds");
+  // A memory limit below every candidate: refused on every rank, naming the option.
+  cuboid::set_rank_options(context, options("auto", {}, 10, 0.001));
+  const std::string refused = key_of([&] { run_case<double>(context, MPI_COMM_WORLD, c, 1e-16); });
+  EXPECT_NE(refused.find("rank_options.memory_limit_mib"), std::string::npos) << refused;
+  if (P > 1) {
+    // Ranks that disagree.
+    cuboid::set_rank_options(context, options("auto", {}, me == P - 1 ? 5 : 10, 0));
+    EXPECT_EQ(key_of([&] { run_case<double>(context, MPI_COMM_WORLD, c, 1e-16); }),
+              "rank_options.bandwidth_gbs");
+  }
+  // Back to the defaults, the context still works.
+  cuboid::set_rank_options(context, cuboid::RankOptions{});
+  EXPECT_LT(run_case<double>(context, MPI_COMM_WORLD, c, 1e-16), 8.0);
+}
+
 // Two halves of the job multiply apart on communicators split from the world, each with its
 // own grid; results are bitwise the same call after call with the speeds fixed.
 TEST(Distributed, SubCommunicatorsAndRepeatedCalls) {
@@ -313,6 +390,19 @@ TEST(Distributed, CInterface) {
   EXPECT_EQ(cuboid_dgemm_distributed(context, MPI_COMM_WORLD, nullptr, 'N', 'N', 90, 80, 70, 1.0,
                                      A.data(), A.ld, B.data(), B.ld, 0.5, out.data(), C.ld),
             CUBOID_INVALID_ARGUMENT);
+  // Rank options: a bad one names its field; a fixed algorithm reaches the rank partition.
+  EXPECT_EQ(cuboid_set_rank_options(context, "fastest", nullptr, 0, 10, 0),
+            CUBOID_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cuboid_last_error(context)).find("algorithm"), std::string::npos);
+  EXPECT_EQ(cuboid_set_rank_options(context, nullptr, nullptr, 2, 10, 0), CUBOID_INVALID_ARGUMENT);
+  EXPECT_EQ(cuboid_set_rank_options(context, "nrrp2d", nullptr, 0, 10, 0), CUBOID_SUCCESS)
+      << cuboid_last_error(context);
+  out = C.local;
+  EXPECT_EQ(cuboid_dgemm_distributed(context, MPI_COMM_WORLD, &layout, 'N', 'N', 90, 80, 70, 1.0,
+                                     A.data(), A.ld, B.data(), B.ld, 0.5, out.data(), C.ld),
+            CUBOID_SUCCESS)
+      << cuboid_last_error(context);
+  EXPECT_LT(worst_error(MPI_COMM_WORLD, A, B, C, out, 1.0, 0.5) / 1e-16, 8.0);
   EXPECT_EQ(cuboid_local_extent(10, 0, 0, 1), -1);
   EXPECT_EQ(cuboid_local_extent(10, 3, 1, 2), 4);  // blocks 0-2 | 3-5 | 6-8 | 9: rows 3-5 and 9
   cuboid_destroy(context);

@@ -17,7 +17,7 @@ demangled=$(nm -D --defined-only --demangle "$lib" | cut -d' ' -f3-)
 allowed='^(cuboid_[A-Za-z0-9_]+'
 allowed+='|cuboid::Context::(Context|~Context|gemm|gemm_resident|speeds|processor_names|last_call)(\[abi:[a-z0-9]+\])?\(.*'
 allowed+='|cuboid::(parse_op|to_string|gemm_flops)\(.*'
-allowed+='|cuboid::(gemm|local_extent|grid_of)\(.*'
+allowed+='|cuboid::(gemm|local_extent|grid_of|set_rank_options)\(.*'
 allowed+='|cuboid::(Error|KeyedError|Unsupported)::~?(Error|KeyedError|Unsupported)\(.*'
 allowed+='|(typeinfo|typeinfo name|vtable) for cuboid::(Error|KeyedError|Unsupported))$'
 # The linker's own symbols, which every shared library defines.
