@@ -1,4 +1,5 @@
 #pragma once
+#include "exec/memory_meter.hpp"
 #include "kokkos_ext/compat.hpp"
 
 namespace cuboid::app {
@@ -11,6 +12,8 @@ class KokkosSession {
       kokkos_ext::initialize();
       owner_ = true;
     }
+    // The program counts what it allocates (the record's metered memory).
+    exec::meter::install();
   }
   ~KokkosSession() {
     if (owner_) Kokkos::finalize();

@@ -214,9 +214,17 @@ void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
         rank_part.candidates[c].fits ? "" : " (over the limit)");
   double peak = 0;
   for (const auto& r : out.per_rank) peak = std::max(peak, r.memory.predicted_peak_bytes);
-  std::cout << fmt::format("memory     limit {} per rank ({}); predicted peak {} at most\n",
-                           human_bytes(rank_part.memory_limit_bytes), s.memory_limit_origin,
-                           human_bytes(peak));
+  double metered = 0, validating = 0, resident = 0;
+  for (const auto& r : out.per_rank) {
+    metered = std::max(metered, r.memory.allocated_peak_bytes);
+    validating = std::max(validating, r.memory.validation_peak_bytes);
+    resident = std::max(resident, r.memory.peak_resident_bytes - r.memory.baseline_bytes);
+  }
+  std::cout << fmt::format(
+      "memory     limit {} per rank ({}); predicted peak {} at most, metered {} ({} with "
+      "validation); resident peak {} above the start\n",
+      human_bytes(rank_part.memory_limit_bytes), s.memory_limit_origin, human_bytes(peak),
+      human_bytes(metered), human_bytes(validating), human_bytes(resident));
   for (const auto& c : rank_part.candidates)
     if (!c.fits && c.received_max < model_sum.received_max)
       std::cout << fmt::format(

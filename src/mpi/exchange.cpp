@@ -10,8 +10,9 @@ namespace cuboid::dist {
 namespace {
 
 template <class Scalar>
-std::vector<std::vector<Scalar>> buffers_for(const std::vector<CommPlan::Message>& messages) {
-  std::vector<std::vector<Scalar>> out;
+std::vector<std::vector<Scalar, exec::meter::Allocator<Scalar>>> buffers_for(
+    const std::vector<CommPlan::Message>& messages) {
+  std::vector<std::vector<Scalar, exec::meter::Allocator<Scalar>>> out;
   for (const auto& msg : messages) out.emplace_back(std::size_t(msg.elements()));
   return out;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "exec/matrices.hpp"
+#include "exec/memory_meter.hpp"
 #include "layout/comm_plan.hpp"
 #include "layout/distribution.hpp"
 #include "layout/rank_zones.hpp"
@@ -68,7 +69,8 @@ class Exchange {
   TrafficCounters counters() const { return counters_; }
 
  private:
-  using Buffer = std::vector<Scalar>;
+  // Message buffers count in cuboid's metered memory (exec/memory_meter.hpp).
+  using Buffer = std::vector<Scalar, exec::meter::Allocator<Scalar>>;
   using Message = CommPlan::Message;
 
   void unpack(const Message& msg, const Buffer& buffer, const Matrix& A_panel,

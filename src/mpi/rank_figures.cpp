@@ -26,7 +26,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankBytes, a_sent, a_recv, b_sent, b_recv, c_
                                    recv_mpi, model_recv, model_moved)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankMemory, local_blocks_bytes, projections_bytes, data_bytes,
                                    engine_bytes, carry_peak_bytes, peak_resident_bytes, limit_bytes,
-                                   predicted_peak_bytes)
+                                   predicted_peak_bytes, allocated_peak_bytes,
+                                   validation_peak_bytes, device_peak_bytes, baseline_bytes)
 
 void to_json(nlohmann::json& j, const RankFigures& f) {
   j = {{"rank", f.rank},

@@ -2,6 +2,7 @@
 // What one rank reports of a distributed run, as typed data: gathered on rank 0 and turned into
 // the record there. Its JSON form (to_json/from_json, the record's "ranks" entries) is written
 // and read in one place, so that a misspelt key cannot compile into a silent zero.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ struct RankMemory {               // bytes
   double peak_resident_bytes = 0;   // VmHWM
   double limit_bytes = 0;           // the limit the rank partition honoured (0: none)
   double predicted_peak_bytes = 0;  // the rank partition's prediction for this rank
+  // Metered (exec/memory_meter.hpp) from the run's start, where the meter is installed (the
+  // cuboid program; 0 otherwise): the peak of what cuboid held in host memory through the
+  // product's repetitions, and through validation too (which computes a reference); per device
+  // memory space; the resident set before the first matrix.
+  double allocated_peak_bytes = 0;
+  double validation_peak_bytes = 0;
+  std::map<std::string, double> device_peak_bytes;
+  double baseline_bytes = 0;
 };
 
 struct RankFigures {

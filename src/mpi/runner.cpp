@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "exec/memory_meter.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "layout/model.hpp"
 #include "layout/rank_zones.hpp"
@@ -20,20 +21,6 @@
 
 namespace cuboid::dist {
 namespace {
-
-// Peak resident memory of this process (VmHWM), bytes; 0 where /proc is not there.
-double peak_resident_bytes() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmHWM:", 0) == 0) {
-      std::istringstream in(line.substr(6));
-      double kib = 0;
-      in >> kib;
-      return kib * 1024;
-    }
-  return 0;
-}
 
 // The rank partition as integers, so that rank 0 can hand it to everyone: the order's three
 // permutations, then per rank its boxes.
@@ -116,12 +103,16 @@ class RankRun {
   double received() const { return received_; }
 
   DistOutcome run() {
+    // What the process holds before the first matrix; metered peaks count from here.
+    baseline_bytes_ = double(exec::meter::resident_bytes());
+    exec::meter::reset_peaks();
     share_speeds();
     choose_partition();
     plan_pieces();
     drop_task_if_asked();
     make_matrices();
     repeat();
+    product_peak_bytes_ = double(exec::meter::host().peak);
     if (s_.fault == exec::Fault::corrupt && dist().c.owner(0, 0) == me_) {
       auto& x = C_(std::size_t(dist().c.offset(0, 0)));
       x = exec::flip_exponent_bit(x);
@@ -477,14 +468,23 @@ class RankRun {
                   local_.reserved_bytes() + ex_->carry_peak_bytes() + tr.a_recv + tr.b_recv +
                   tr.c_recv + tr.a_sent + tr.b_sent + tr.c_sent;
     for (const auto& b : box_c_) data += double(b.size()) * elem;
-    f.memory = {blocks,
-                model.footprint() * elem,
-                data,
-                local_.reserved_bytes(),
-                ex_->carry_peak_bytes(),
-                peak_resident_bytes(),
-                limit_,
-                predict_rank_memory(model, dist(), me_, s_.slabs_per_box).total() * elem};
+    f.memory.local_blocks_bytes = blocks;
+    f.memory.projections_bytes = model.footprint() * elem;
+    f.memory.data_bytes = data;
+    f.memory.engine_bytes = local_.reserved_bytes();
+    f.memory.carry_peak_bytes = ex_->carry_peak_bytes();
+    f.memory.peak_resident_bytes = double(exec::meter::peak_resident_bytes());
+    f.memory.limit_bytes = limit_;
+    f.memory.predicted_peak_bytes =
+        predict_rank_memory(model, dist(), me_, s_.slabs_per_box).total() * elem;
+    if (exec::meter::installed()) {
+      f.memory.allocated_peak_bytes = product_peak_bytes_;
+      f.memory.validation_peak_bytes = double(exec::meter::host().peak);
+      for (const auto& [space, x] : exec::meter::spaces())
+        if (space.find("Host") == std::string::npos)
+          f.memory.device_peak_bytes[space] = double(x.peak);
+      f.memory.baseline_bytes = baseline_bytes_;
+    }
     f.processors = pipeline::processor_figures(local_, procs_.speeds, plans_, med.workers);
     f.environment = s_.rank_info;
     return f;
@@ -510,7 +510,8 @@ class RankRun {
   double received_ = 0;
   int me_ = 0, P_ = 1;
   DistOutcome out_;
-  double factor_ = 1, my_speed_ = 0, partition_s_ = 0, limit_ = 0;
+  double factor_ = 1, my_speed_ = 0, partition_s_ = 0, limit_ = 0, baseline_bytes_ = 0;
+  double product_peak_bytes_ = 0;  // metered, before validation
   ProcessGrid grid_;
   Stopwatch clock_;
   std::unique_ptr<Exchange<Scalar>> ex_;

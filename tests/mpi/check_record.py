@@ -22,6 +22,8 @@ def main():
                     help="each rank's tasks match its speed share to one tile column")
     ap.add_argument("--stolen", action="store_true",
                     help="some processor ran steps stolen from another's queue")
+    ap.add_argument("--metered-within", type=float,
+                    help="each rank's metered peak within this fraction of its predicted peak")
     a = ap.parse_args()
     j = json.load(open(a.record))
     errors = []
@@ -97,6 +99,20 @@ def main():
     if a.stolen:
         expect(any(p["done"]["stolen_steps"] > 0 for r in ranks for p in r["processors"]),
                "nothing was stolen")
+
+    # The metered memory: the program counts every block it holds, validation adds to it.
+    for r in ranks:
+        m = r["memory"]
+        expect(m["allocated_peak_bytes"] >= m["local_blocks_bytes"] > 0 or m["local_blocks_bytes"] == 0,
+               f"rank {r['rank']}: metered peak {m['allocated_peak_bytes']} below its blocks {m['local_blocks_bytes']}")
+        expect(m["validation_peak_bytes"] >= m["allocated_peak_bytes"] > 0,
+               f"rank {r['rank']}: metered peaks {m['allocated_peak_bytes']}, {m['validation_peak_bytes']}")
+        expect(m["peak_resident_bytes"] >= m["baseline_bytes"] > 0,
+               f"rank {r['rank']}: resident {m['baseline_bytes']} at the start, {m['peak_resident_bytes']} at peak")
+        if a.metered_within is not None:
+            ratio = m["allocated_peak_bytes"] / m["predicted_peak_bytes"]
+            expect(abs(ratio - 1) <= a.metered_within,
+                   f"rank {r['rank']}: metered peak / predicted = {ratio:.3f}")
 
     idle = [r for r in ranks if r["tasks"] == 0]
     expect(len(idle) == a.idle and j["mpi"]["idle_ranks"] == a.idle,
