@@ -809,6 +809,24 @@ platform::ProcessorSpec emulated_spec(double link_gbs, bool lazy) {
 
 }  // namespace
 
+// The calibration of a copying processor's model rates: its GEMM rate on its own memory, and its
+// link each way, which on these processors is the link they are given (a copy takes at least
+// bytes / link), so the measurement must not exceed it, and comes near it.
+TEST(EmulatedRuntime, CalibrationMeasuresTheGivenLinkAndAGemmRate) {
+  for (const char* kind : {"staged:0", "emulated:0"}) {
+    SCOPED_TRACE(kind);
+    auto spec = platform::resolve_processors({kind}, "test").at(0);
+    spec.link_gbs = 2.0;
+    auto w = exec::make_worker<double>(spec);
+    const auto link = w->measure_link(std::size_t(32) << 20);
+    for (double gbs : {link.h2d_gbs, link.d2h_gbs}) {
+      EXPECT_LE(gbs, 2.0 * 1.02);
+      EXPECT_GT(gbs, 0.5);
+    }
+    EXPECT_GT(w->measure_gemm_rate(256, 0.05), 0.0);
+  }
+}
+
 TEST(EmulatedRuntime, EventsOrderStreamsAndAreRecordedAgain) {
   using Rt = exec::EmulatedRuntime;
   for (const bool lazy : {false, true}) {
