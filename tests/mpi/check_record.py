@@ -22,6 +22,7 @@ def main():
                     help="each rank's tasks match its speed share to one tile column")
     ap.add_argument("--stolen", action="store_true",
                     help="some processor ran steps stolen from another's queue")
+    ap.add_argument("--ops", help="op(A) and op(B) the record must name, e.g. TC")
     a = ap.parse_args()
     j = json.load(open(a.record))
     errors = []
@@ -29,6 +30,10 @@ def main():
     def expect(cond, msg):
         if not cond:
             errors.append(msg)
+
+    if a.ops:
+        got = j["problem"]["trans_a"] + j["problem"]["trans_b"]
+        expect(got == a.ops, f"the record's op(A) op(B) are {got}, not {a.ops}")
 
     v = j["validation"]
     expect(v["performed"] and v["passed"], f"validation did not pass: {v}")
