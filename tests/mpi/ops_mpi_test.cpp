@@ -116,8 +116,8 @@ double product_error(const DistSettings& s, RankProcessors<Scalar>& procs) {
         }
         const Acc c0 = acc(exec::element<Scalar>(s.seed, exec::MatrixId::C, i, j));
         const Acc ref = acc(alpha) * sum + acc(beta) * c0;
-        const double bound =
-            8.0 * double(s.k + 4) * u * (std::abs(acc(alpha)) * scale + std::abs(acc(beta)) * std::abs(c0));
+        const double bound = 8.0 * double(s.k + 4) * u *
+                             (std::abs(acc(alpha)) * scale + std::abs(acc(beta)) * std::abs(c0));
         const double err = std::abs(acc(x.C(std::size_t(d.c.offset(i, j)))) - ref);
         worst = std::max(worst, err == err ? err / bound : std::numeric_limits<double>::infinity());
       }
