@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -103,6 +104,9 @@ constexpr int kBadInput = 1, kValidationFailed = 3;
 
 struct Options {
   int m = 1024, n = 1024, k = 1024, block = 256;
+  // op(A), op(B) as BLAS spells them; a transposed A is stored k x m, a transposed B n x k, as
+  // cuboid's problem.trans_a and trans_b store them ('C' is 'T' for real matrices).
+  char trans_a = 'N', trans_b = 'N';
   std::string grid;  // "RxC"; empty: the near-square grid
   double alpha = 1.0, beta = 0.0;
   std::uint64_t seed = 2016;
@@ -174,10 +178,11 @@ void fill(Local& L, std::uint64_t seed, exec::MatrixId id, int rank) {
   }
 }
 
-double norm_inf(const Local& L, int m, int n) {
+// The infinity norm of op(L) for the stored m x n matrix L: its one norm when op transposes.
+double norm_inf(const Local& L, int m, int n, char op = 'N') {
   const int one = 1;
   std::vector<double> work(std::size_t(L.rows) + std::size_t(L.cols) + 64);
-  return pdlange_("I", &m, &n, L.data.data(), &one, &one, L.desc, work.data(), 1);
+  return pdlange_(op == 'N' ? "I" : "1", &m, &n, L.data.data(), &one, &one, L.desc, work.data(), 1);
 }
 
 // The local largest |value| of a distributed vector, agreed over all ranks.
@@ -205,13 +210,17 @@ Check validate(const Options& o, const Local& A, const Local& B, const Local& C0
   Local y1 = make_local(m, 1, nb, 1, g, ctxt, rank, "y1");
   Local u = make_local(m, 1, nb, 1, g, ctxt, rank, "u");
   fill(x, o.seed, static_cast<exec::MatrixId>(4), rank);
-  pdgemv_("N", &k, &n, &unit, B.data.data(), &one, &one, B.desc, x.data.data(), &one, &one, x.desc,
-          &one, &zero, t.data.data(), &one, &one, t.desc, &one);
+  // op(B) x and op(A) t on the stored matrices (pdgemv transposes as pdgemm does).
+  const bool ta = o.trans_a != 'N', tb = o.trans_b != 'N';
+  const int am = ta ? k : m, an = ta ? m : k, bm = tb ? n : k, bn = tb ? k : n;
+  const char opa[2] = {ta ? 'T' : 'N', 0}, opb[2] = {tb ? 'T' : 'N', 0};
+  pdgemv_(opb, &bm, &bn, &unit, B.data.data(), &one, &one, B.desc, x.data.data(), &one, &one,
+          x.desc, &one, &zero, t.data.data(), &one, &one, t.desc, &one);
   pdgemv_("N", &m, &n, &unit, C.data.data(), &one, &one, C.desc, x.data.data(), &one, &one, x.desc,
           &one, &zero, y1.data.data(), &one, &one, y1.desc, &one);
   pdgemv_("N", &m, &n, &unit, C0.data.data(), &one, &one, C0.desc, x.data.data(), &one, &one,
           x.desc, &one, &zero, u.data.data(), &one, &one, u.desc, &one);
-  pdgemv_("N", &m, &k, &o.alpha, A.data.data(), &one, &one, A.desc, t.data.data(), &one, &one,
+  pdgemv_(opa, &am, &an, &o.alpha, A.data.data(), &one, &one, A.desc, t.data.data(), &one, &one,
           t.desc, &one, &o.beta, u.data.data(), &one, &one, u.desc, &one);
   std::vector<double> diff;
   if (g.col_of(rank) == 0)
@@ -220,8 +229,8 @@ Check validate(const Options& o, const Local& A, const Local& B, const Local& C0
   Check c;
   c.error = max_abs(diff);
   const double x_norm = max_abs(g.col_of(rank) == 0 ? x.data : std::vector<double>{});
-  const double a = norm_inf(A, m, k), b = norm_inf(B, k, n), c0 = norm_inf(C0, m, n),
-               cn = norm_inf(C, m, n);
+  const double a = norm_inf(A, am, an, o.trans_a), b = norm_inf(B, bm, bn, o.trans_b),
+               c0 = norm_inf(C0, m, n), cn = norm_inf(C, m, n);
   const double ulp = std::ldexp(1.0, -53);
   c.bound =
       1.01 * ulp *
@@ -283,8 +292,9 @@ int run(const Options& o, int rank, int P) {
   int failed = 0, any = 0;
   std::string why;
   try {
-    A = make_local(o.m, o.k, o.block, o.block, g, ctxt, rank, "A");
-    B = make_local(o.k, o.n, o.block, o.block, g, ctxt, rank, "B");
+    const bool ta = o.trans_a != 'N', tb = o.trans_b != 'N';
+    A = make_local(ta ? o.k : o.m, ta ? o.m : o.k, o.block, o.block, g, ctxt, rank, "A");
+    B = make_local(tb ? o.n : o.k, tb ? o.k : o.n, o.block, o.block, g, ctxt, rank, "B");
     C0 = make_local(o.m, o.n, o.block, o.block, g, ctxt, rank, "C0");
     C = make_local(o.m, o.n, o.block, o.block, g, ctxt, rank, "C");
   } catch (const std::bad_alloc&) {
@@ -328,8 +338,8 @@ int run(const Options& o, int rank, int P) {
     MPI_Barrier(MPI_COMM_WORLD);
     const long before = g_pilaenv_calls.load();
     const double t0 = MPI_Wtime();
-    pdgemm_("N", "N", &o.m, &o.n, &o.k, &o.alpha, A.data.data(), &one, &one, A.desc, B.data.data(),
-            &one, &one, B.desc, &o.beta, C.data.data(), &one, &one, C.desc);
+    pdgemm_(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &o.alpha, A.data.data(), &one, &one, A.desc,
+            B.data.data(), &one, &one, B.desc, &o.beta, C.data.data(), &one, &one, C.desc);
     // The barrier waits for the slowest rank, so rank 0's clock gives the slowest rank's time
     // without a reduction: nothing but pdgemm moves bytes in a repetition (a barrier moves none),
     // which keeps the byte counts per product exact.
@@ -343,8 +353,8 @@ int run(const Options& o, int rank, int P) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     cuboid::gemm(*context, MPI_COMM_WORLD, cuboid::BlockCyclicLayout{g.rows, g.cols, o.block},
-                 cuboid::Op::none, cuboid::Op::none, o.m, o.n, o.k, o.alpha, A.data.data(), A.lld,
-                 B.data.data(), B.lld, o.beta, Cc.data.data(), Cc.lld);
+                 cuboid::Op(o.trans_a), cuboid::Op(o.trans_b), o.m, o.n, o.k, o.alpha,
+                 A.data.data(), A.lld, B.data.data(), B.lld, o.beta, Cc.data.data(), Cc.lld);
     MPI_Barrier(MPI_COMM_WORLD);
     slowest_cuboid.push_back(MPI_Wtime() - t0);
     cuboid_received = context->last_call().received_bytes;
@@ -392,6 +402,8 @@ int run(const Options& o, int rank, int P) {
         {"n", o.n},
         {"k", o.k},
         {"block", o.block},
+        {"trans_a", std::string(1, o.trans_a)},
+        {"trans_b", std::string(1, o.trans_b)},
         {"grid", {g.rows, g.cols}},
         {"ranks", P},
         {"threads_per_rank", o.threads},
@@ -445,10 +457,11 @@ int run(const Options& o, int rank, int P) {
     // One write: std::cerr is unbuffered, and mpirun would otherwise interleave the JSON line
     // of stdout between the pieces of this one (a test looks for "validation FAILED").
     std::ostringstream summary;
-    summary << "cuboid-pdgemm: " << o.m << "x" << o.n << "x" << o.k << " block " << o.block
-            << " on a " << g.rows << "x" << g.cols << " grid, panel "
-            << (o.panel > 0 ? o.panel : default_panel) << " (library default " << default_panel
-            << "): median " << med << " s, " << flops / med / 1e9 << " GFLOP/s; validation "
+    summary << "cuboid-pdgemm: " << o.m << "x" << o.n << "x" << o.k << " op(A)=" << o.trans_a
+            << " op(B)=" << o.trans_b << " block " << o.block << " on a " << g.rows << "x" << g.cols
+            << " grid, panel " << (o.panel > 0 ? o.panel : default_panel) << " (library default "
+            << default_panel << "): median " << med << " s, " << flops / med / 1e9
+            << " GFLOP/s; validation "
             << (o.validate ? (check.passed ? "passed" : "FAILED") : "not performed") << " ("
             << check.error << " <= " << check.bound << ")\n";
     if (run_cuboid && run_pdgemm) {
@@ -475,9 +488,16 @@ int main(int argc, char** argv) {
 
   Options o;
   CLI::App app{"ScaLAPACK pdgemm on cuboid's problem and block-cyclic layout", "cuboid-pdgemm"};
-  app.add_option("--m", o.m, "rows of A and C")->capture_default_str();
-  app.add_option("--n", o.n, "columns of B and C")->capture_default_str();
-  app.add_option("--k", o.k, "columns of A, rows of B")->capture_default_str();
+  app.add_option("--m", o.m, "rows of op(A) and C")->capture_default_str();
+  app.add_option("--n", o.n, "columns of op(B) and C")->capture_default_str();
+  app.add_option("--k", o.k, "columns of op(A), rows of op(B)")->capture_default_str();
+  std::string trans_a = "N", trans_b = "N";
+  app.add_option("--trans-a", trans_a, "op(A): N, T or C (A stored k x m unless N)")
+      ->check(CLI::IsMember({"N", "T", "C", "n", "t", "c"}))
+      ->capture_default_str();
+  app.add_option("--trans-b", trans_b, "op(B): N, T or C (B stored n x k unless N)")
+      ->check(CLI::IsMember({"N", "T", "C", "n", "t", "c"}))
+      ->capture_default_str();
   app.add_option("--block,-b", o.block, "block-cyclic block size (mb = nb)")->capture_default_str();
   app.add_option("--grid", o.grid, "process grid ROWSxCOLS (default: near-square, rows <= cols)");
   app.add_option("--alpha", o.alpha)->capture_default_str();
@@ -504,6 +524,8 @@ int main(int argc, char** argv) {
   int status = 0;
   try {
     app.parse(argc, argv);
+    o.trans_a = char(std::toupper(static_cast<unsigned char>(trans_a[0])));
+    o.trans_b = char(std::toupper(static_cast<unsigned char>(trans_b[0])));
     status = run(o, rank, P);
   } catch (const CLI::ParseError& e) {
     if (rank == 0)

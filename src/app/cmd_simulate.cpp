@@ -135,6 +135,8 @@ dist::RankPartitionRequest rank_request(const deck::Deck& d, const SimulateOptio
   req.m = pr.m, req.n = pr.n, req.k = pr.k, req.tile = pr.tile;
   for (double f : s.factors) req.speeds.push_back(o.rank_gflops * f / mean_factor);
   req.aligned = d.mpi.aligned, req.grid = s.grid, req.block = s.block;
+  // Traffic is counted on the stored operands, whose owners change with the ops.
+  req.a_transposed = pr.trans_a != Op::none, req.b_transposed = pr.trans_b != Op::none;
   req.automatic = automatic_algorithm(d);
   req.algorithm = d.partition.algorithm, req.discretization = d.partition.discretization;
   req.bandwidth_gbs = o.bandwidth_gbs, req.elem = s.elem;
@@ -226,12 +228,15 @@ void print_simulation(std::ostream& os, const deck::Deck& d, const SimulateOptio
   const auto& pr = d.problem;
   const auto& rp = s.rp;
   os << fmt::format(
-      "simulate   {} ranks, {}, {} on {}x{}x{} tiles of {}, m={} n={} k={} {}\n", o.ranks,
+      "simulate   {} ranks, {}, {} on {}x{}x{} tiles of {}, m={} n={} k={} {}{}\n", o.ranks,
       d.mpi.aligned
           ? std::string("aligned layout")
           : fmt::format("block-cyclic grid {}, block {}", dist::describe(s.grid), s.block),
       rp.name, s.tiles[0], s.tiles[1], s.tiles[2], pr.tile, pr.m, pr.n, pr.k,
-      deck::to_string(pr.precision));
+      deck::to_string(pr.precision),
+      pr.trans_a == Op::none && pr.trans_b == Op::none
+          ? std::string()
+          : fmt::format(", op(A)={} op(B)={}", char(pr.trans_a), char(pr.trans_b)));
   if (!rp.skipped.empty())
     os << fmt::format("skipped    {} candidate(s) too costly to model for {} ranks (first: {})\n",
                       rp.skipped.size(), o.ranks, rp.skipped.front());
@@ -264,7 +269,9 @@ nlohmann::json simulation_json(const deck::Deck& d, const SimulateOptions& o, co
                   {"n", pr.n},
                   {"k", pr.k},
                   {"tile", pr.tile},
-                  {"precision", deck::to_string(pr.precision)}};
+                  {"precision", deck::to_string(pr.precision)},
+                  {"trans_a", std::string(1, char(pr.trans_a))},
+                  {"trans_b", std::string(1, char(pr.trans_b))}};
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : s.rp.candidates)
     cands.push_back({{"name", c.name},

@@ -14,15 +14,17 @@ using Key = std::pair<std::int64_t, std::int64_t>;
 using Message = CommPlan::Message;
 using Segment = CommPlan::Segment;
 
-// Element rectangles of the A tile at positions (x of i, y of k) and the B tile (y of k, x of j).
-exec::Rect a_tile(const TileOrder& o, std::int64_t x, std::int64_t y) {
-  return exec::Rect{o.i.lo(x), o.i.hi(x), o.k.lo(y), o.k.hi(y)};
+// Stored element rectangles under the op(A) tile at positions (x of i, y of k) and the op(B)
+// tile (y of k, x of j): what travels and what is read is always the stored matrix.
+exec::Rect a_tile(const TileOrder& o, const Distribution& d, std::int64_t x, std::int64_t y) {
+  return d.stored_a(exec::Rect{o.i.lo(x), o.i.hi(x), o.k.lo(y), o.k.hi(y)});
 }
-exec::Rect b_tile(const TileOrder& o, std::int64_t y, std::int64_t x) {
-  return exec::Rect{o.k.lo(y), o.k.hi(y), o.j.lo(x), o.j.hi(x)};
+exec::Rect b_tile(const TileOrder& o, const Distribution& d, std::int64_t y, std::int64_t x) {
+  return d.stored_b(exec::Rect{o.k.lo(y), o.k.hi(y), o.j.lo(x), o.j.hi(x)});
 }
-exec::Rect input_tile(const TileOrder& o, bool is_a, std::int64_t x, std::int64_t y) {
-  return is_a ? a_tile(o, x, y) : b_tile(o, y, x);
+exec::Rect input_tile(const TileOrder& o, const Distribution& d, bool is_a, std::int64_t x,
+                      std::int64_t y) {
+  return is_a ? a_tile(o, d, x, y) : b_tile(o, d, y, x);
 }
 
 // True when `rank` owns every element of the box's A and B.
@@ -31,9 +33,9 @@ bool owns_inputs(const TileOrder& o, const Distribution& d, const partition::Til
   auto mine = [&](const exec::Rect&, int owner) { all = all && owner == rank; };
   for (std::int64_t y = b.lo[2]; y < b.hi[2] && all; ++y) {
     for (std::int64_t x = b.lo[0]; x < b.hi[0] && all; ++x)
-      d.a.for_each_piece(a_tile(o, x, y), mine);
+      d.a.for_each_piece(a_tile(o, d, x, y), mine);
     for (std::int64_t x = b.lo[1]; x < b.hi[1] && all; ++x)
-      d.b.for_each_piece(b_tile(o, y, x), mine);
+      d.b.for_each_piece(b_tile(o, d, y, x), mine);
   }
   return all;
 }
@@ -109,12 +111,20 @@ void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, c
                     &Lc = dist.c.block_cyclic();
   const ProcessGrid& g = La.grid();
   const int pr = g.row_of(p.rank), pc = g.col_of(p.rank);
+  // A stored panel is the local array when its stored rows are the rank's whole process row
+  // and its stored columns its whole process column: for a transposed operand, the rows are
+  // op's depth (k) and the columns op's rows (i), or op's columns (j) for B.
+  auto whole = [&](const AxisOrder& rows, std::int64_t r0, std::int64_t r1, const AxisOrder& cols,
+                   std::int64_t c0, std::int64_t c1, const BlockCyclic& L) {
+    return is_whole_local_axis(rows, r0, r1, L.row_block(), pr, g.rows) &&
+           is_whole_local_axis(cols, c0, c1, L.col_block(), pc, g.cols);
+  };
   for (std::size_t s = 0; s < p.pieces.size(); ++s) {
     const auto& b = p.pieces[s].box;
-    p.a_in_place[s] = is_whole_local_axis(o.i, b.lo[0], b.hi[0], La.row_block(), pr, g.rows) &&
-                      is_whole_local_axis(o.k, b.lo[2], b.hi[2], La.col_block(), pc, g.cols);
-    p.b_in_place[s] = is_whole_local_axis(o.k, b.lo[2], b.hi[2], Lb.row_block(), pr, g.rows) &&
-                      is_whole_local_axis(o.j, b.lo[1], b.hi[1], Lb.col_block(), pc, g.cols);
+    p.a_in_place[s] = dist.a_transposed ? whole(o.k, b.lo[2], b.hi[2], o.i, b.lo[0], b.hi[0], La)
+                                        : whole(o.i, b.lo[0], b.hi[0], o.k, b.lo[2], b.hi[2], La);
+    p.b_in_place[s] = dist.b_transposed ? whole(o.j, b.lo[1], b.hi[1], o.k, b.lo[2], b.hi[2], Lb)
+                                        : whole(o.k, b.lo[2], b.hi[2], o.j, b.lo[1], b.hi[1], Lb);
   }
   if (p.box_panels.size() != 1) return;
   const auto& my_zone = zones[std::size_t(p.rank)];
@@ -133,7 +143,7 @@ std::map<std::pair<bool, Key>, int> last_uses(const CommPlan& p, const TileOrder
   std::map<std::pair<bool, Key>, int> last;
   for_each_tile(p.pieces, [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool) {
     (is_a ? dist.a : dist.b)
-        .for_each_piece(input_tile(o, is_a, x, y), [&](const exec::Rect& r, int owner) {
+        .for_each_piece(input_tile(o, dist, is_a, x, y), [&](const exec::Rect& r, int owner) {
           if (owner != p.rank) last[{is_a, {r.i0, r.j0}}] = s;
         });
   });
@@ -150,12 +160,15 @@ void plan_inputs(CommPlan& p, const TileOrder& o, const Distribution& dist) {
   std::vector<std::map<int, Message>> by_source(S);
   for_each_tile(p.pieces, [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool first) {
     const auto& box = p.pieces[std::size_t(s)].box;
-    const exec::Rect r = input_tile(o, is_a, x, y);
-    // The tile's place in the panel of piece s.
-    const std::int64_t pi0 = is_a ? o.i.first[std::size_t(x)] - o.i.first[std::size_t(box.lo[0])]
-                                  : o.k.first[std::size_t(y)] - o.k.first[std::size_t(box.lo[2])];
-    const std::int64_t pj0 = is_a ? o.k.first[std::size_t(y)] - o.k.first[std::size_t(box.lo[2])]
-                                  : o.j.first[std::size_t(x)] - o.j.first[std::size_t(box.lo[1])];
+    const exec::Rect r = input_tile(o, dist, is_a, x, y);
+    // The tile's place in the stored panel of piece s (op's row and column offsets, exchanged
+    // for a transposed operand).
+    const std::int64_t di = is_a ? o.i.first[std::size_t(x)] - o.i.first[std::size_t(box.lo[0])]
+                                 : o.k.first[std::size_t(y)] - o.k.first[std::size_t(box.lo[2])];
+    const std::int64_t dj = is_a ? o.k.first[std::size_t(y)] - o.k.first[std::size_t(box.lo[2])]
+                                 : o.j.first[std::size_t(x)] - o.j.first[std::size_t(box.lo[1])];
+    const bool flip = is_a ? dist.a_transposed : dist.b_transposed;
+    const std::int64_t pi0 = flip ? dj : di, pj0 = flip ? di : dj;
     const bool in_place = is_a ? p.a_in_place[std::size_t(s)] : p.b_in_place[std::size_t(s)];
     auto& copies = (is_a ? p.copies_a : p.copies_b)[std::size_t(s)];
     (is_a ? dist.a : dist.b).for_each_piece(r, [&](const exec::Rect& q, int owner) {
@@ -196,7 +209,7 @@ void plan_outgoing(CommPlan& p, const std::vector<std::vector<Piece>>& all, cons
         all[std::size_t(d)], [&](int s, bool is_a, std::int64_t x, std::int64_t y, bool first) {
           if (!first) return;
           (is_a ? dist.a : dist.b)
-              .for_each_piece(input_tile(o, is_a, x, y), [&](const exec::Rect& q, int owner) {
+              .for_each_piece(input_tile(o, dist, is_a, x, y), [&](const exec::Rect& q, int owner) {
                 if (owner != p.rank) return;
                 Message& msg = by_stage[s];
                 msg.peer = d, msg.tag = s;
@@ -274,8 +287,8 @@ CommPlan make_comm_plan(int rank, int ranks, const std::vector<partition::TileZo
     throw std::invalid_argument("exchange: too many pieces for one rank (" +
                                 std::to_string(p.pieces.size()) + ")");
   for (const auto& piece : p.pieces) {
-    p.a_panels.push_back(a_panel(order, piece.box));
-    p.b_panels.push_back(b_panel(order, piece.box));
+    p.a_panels.push_back(dist.stored_a(a_panel(order, piece.box)));
+    p.b_panels.push_back(dist.stored_b(b_panel(order, piece.box)));
   }
   for (const auto& b : zones[std::size_t(rank)])
     if (!b.empty()) p.box_panels.push_back(c_panel(order, b));

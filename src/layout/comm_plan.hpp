@@ -43,7 +43,7 @@ struct CommPlan {
   static constexpr int c_tag = 32767;
 
   struct Segment {                                    // one tile-and-unit intersection
-    std::int64_t gi = 0, gj = 0, rows = 0, cols = 0;  // global position and extent
+    std::int64_t gi = 0, gj = 0, rows = 0, cols = 0;  // global stored position and extent
     std::int64_t pi = 0, pj = 0;  // receiver: position in the panel (inputs) or C tile
     int carry = -1;               // inputs: carry slot to copy it into too; C: the C tile
     std::int64_t elements() const { return rows * cols; }
@@ -71,8 +71,10 @@ struct CommPlan {
 
   int rank = 0, ranks = 0;
   std::vector<Piece> pieces;
-  std::vector<exec::Rect> a_panels, b_panels;  // per piece: A rows x depth, B depth x cols
-  std::vector<exec::Rect> box_panels;          // C panel of each box (positions' elements)
+  // Per piece, the stored panels (permuted element coordinates): A rows x depth, B depth x
+  // cols, each transposed when its operand is stored transposed, so the multiply applies the op.
+  std::vector<exec::Rect> a_panels, b_panels;
+  std::vector<exec::Rect> box_panels;  // C panel of each box (positions' elements)
   // Piece s reads A (B) from the local array; the zone writes C into the local array.
   std::vector<bool> a_in_place, b_in_place;
   bool c_in_place = false;

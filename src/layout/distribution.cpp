@@ -149,15 +149,21 @@ std::string MatrixDist::describe() const {
 }
 
 Distribution block_cyclic_distribution(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       std::int64_t block, const ProcessGrid& grid) {
-  return Distribution{MatrixDist(BlockCyclic(m, k, block, block, grid)),
-                      MatrixDist(BlockCyclic(k, n, block, block, grid)),
-                      MatrixDist(BlockCyclic(m, n, block, block, grid)), "block-cyclic", grid};
+                                       std::int64_t block, const ProcessGrid& grid,
+                                       bool a_transposed, bool b_transposed) {
+  Distribution d{MatrixDist(a_transposed ? BlockCyclic(k, m, block, block, grid)
+                                         : BlockCyclic(m, k, block, block, grid)),
+                 MatrixDist(b_transposed ? BlockCyclic(n, k, block, block, grid)
+                                         : BlockCyclic(k, n, block, block, grid)),
+                 MatrixDist(BlockCyclic(m, n, block, block, grid)), "block-cyclic", grid};
+  d.a_transposed = a_transposed, d.b_transposed = b_transposed;
+  return d;
 }
 
 Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
                                   const TileOrder& order, std::int64_t m, std::int64_t n,
-                                  std::int64_t k, std::int64_t tile) {
+                                  std::int64_t k, std::int64_t tile, bool a_transposed,
+                                  bool b_transposed) {
   const int P = int(zones.size());
   // Users of each tile of a (rows x cols)-tile matrix, from the zones' projections on two axes.
   auto owners = [&](const AxisOrder& rows, const AxisOrder& cols, int ax_r, int ax_c) {
@@ -192,8 +198,12 @@ Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
     return owner;
   };
   Distribution d;
-  d.a = MatrixDist(m, k, tile, owners(order.i, order.k, 0, 2), P);
-  d.b = MatrixDist(k, n, tile, owners(order.k, order.j, 2, 1), P);
+  // A stored transposed has op(A)'s k axis for rows and its i axis for columns (B alike).
+  d.a = a_transposed ? MatrixDist(k, m, tile, owners(order.k, order.i, 2, 0), P)
+                     : MatrixDist(m, k, tile, owners(order.i, order.k, 0, 2), P);
+  d.b = b_transposed ? MatrixDist(n, k, tile, owners(order.j, order.k, 1, 2), P)
+                     : MatrixDist(k, n, tile, owners(order.k, order.j, 2, 1), P);
+  d.a_transposed = a_transposed, d.b_transposed = b_transposed;
   d.c = MatrixDist(m, n, tile, owners(order.i, order.j, 0, 1), P);
   d.layout = "aligned";
   return d;

@@ -51,10 +51,14 @@ struct TileOrder {
 
 TileOrder natural_order(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile);
 
-// Element rectangles of a box of positions, in permuted element coordinates (panels).
+// Element rectangles of a box of positions, in permuted element coordinates (panels), of C,
+// op(A) (rows x depth) and op(B) (depth x columns).
 exec::Rect c_panel(const TileOrder& o, const partition::TileBox& b);
 exec::Rect a_panel(const TileOrder& o, const partition::TileBox& b);
 exec::Rect b_panel(const TileOrder& o, const partition::TileBox& b);
+
+// The rectangle with rows and columns exchanged: where a part of op(X) lies in a transposed X.
+inline exec::Rect transposed(const exec::Rect& r) { return exec::Rect{r.j0, r.j1, r.i0, r.i1}; }
 
 class MatrixDist {
  public:
@@ -100,22 +104,36 @@ class MatrixDist {
   std::vector<std::int64_t> rank_size_;
 };
 
-// The three matrices of one product.
+// The three matrices of one product, as stored: A is m x k, or k x m when op(A) transposes it
+// (and B k x n, or n x k), laid out as that stored matrix, as ScaLAPACK's descriptor of a
+// transposed operand describes it. Ownership of a part of op(A) is that of the stored rectangle
+// under it (stored_a); conjugation changes no ownership, so only transposition is kept here.
 struct Distribution {
-  MatrixDist a, b, c;  // m x k, k x n, m x n
+  MatrixDist a, b, c;  // stored A, stored B, C (m x n)
   std::string layout;  // "block-cyclic" or "aligned"
   ProcessGrid grid;    // block-cyclic only
+  bool a_transposed = false, b_transposed = false;
+
+  // The stored rectangle under a rectangle of op(A) (rows of i, columns of k) or of op(B)
+  // (rows of k, columns of j), in the same (original or permuted) coordinates.
+  exec::Rect stored_a(const exec::Rect& r) const { return a_transposed ? transposed(r) : r; }
+  exec::Rect stored_b(const exec::Rect& r) const { return b_transposed ? transposed(r) : r; }
+  std::int64_t depth() const { return a_transposed ? a.rows() : a.cols(); }  // k
 };
 
 Distribution block_cyclic_distribution(std::int64_t m, std::int64_t n, std::int64_t k,
-                                       std::int64_t block, const ProcessGrid& grid);
+                                       std::int64_t block, const ProcessGrid& grid,
+                                       bool a_transposed = false, bool b_transposed = false);
 
 // The aligned start for `zones` (in the positions of `order`): every tile is owned by one of
 // the ranks whose zone uses it, the least loaded so far (tiles visited column by column), so
 // each rank starts with a near-equal share of what it uses and nothing is stored twice.
+// Stored tiles of a transposed operand are placed by the zones alike (a zone uses the stored
+// tile under its part of op(A)).
 Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
                                   const TileOrder& order, std::int64_t m, std::int64_t n,
-                                  std::int64_t k, std::int64_t tile);
+                                  std::int64_t k, std::int64_t tile, bool a_transposed = false,
+                                  bool b_transposed = false);
 
 // True when the positions [x0, x1) of `axis` are exactly the indices process coordinate `p`
 // owns along that axis of a block-cyclic matrix, in local order: then a panel of them is the

@@ -109,23 +109,28 @@ void charge(const std::vector<exec::Rect>& cells, const OwnerCounter& counter,
 std::vector<RankTraffic> model_traffic(const std::vector<partition::TileZone>& zones,
                                        const TileOrder& order, const Distribution& dist) {
   std::vector<RankTraffic> t(zones.size());
-  const OwnerCounter ca(dist.a, order.i, order.k), cb(dist.b, order.k, order.j),
+  // A and B are counted on their stored positions: a transposed operand's rows are op's columns.
+  const AxisOrder &a_rows = dist.a_transposed ? order.k : order.i,
+                  &a_cols = dist.a_transposed ? order.i : order.k,
+                  &b_rows = dist.b_transposed ? order.j : order.k,
+                  &b_cols = dist.b_transposed ? order.k : order.j;
+  const OwnerCounter ca(dist.a, a_rows, a_cols), cb(dist.b, b_rows, b_cols),
       cc(dist.c, order.i, order.j);
   for (std::size_t r = 0; r < zones.size(); ++r) {
     std::vector<exec::Rect> pa, pb, pc;
     for (const auto& b : zones[r]) {
       if (b.empty()) continue;
-      pa.push_back(exec::Rect{b.lo[0], b.hi[0], b.lo[2], b.hi[2]});
-      pb.push_back(exec::Rect{b.lo[2], b.hi[2], b.lo[1], b.hi[1]});
+      pa.push_back(dist.stored_a(exec::Rect{b.lo[0], b.hi[0], b.lo[2], b.hi[2]}));
+      pb.push_back(dist.stored_b(exec::Rect{b.lo[2], b.hi[2], b.lo[1], b.hi[1]}));
       pc.push_back(exec::Rect{b.lo[0], b.hi[0], b.lo[1], b.hi[1]});
       t[r].tasks += b.volume();
       const exec::Rect c = c_panel(order, b);
       t[r].flops += 2.0 * double(c.rows()) * double(c.cols()) * double(a_panel(order, b).cols());
     }
     const int ri = int(r);
-    charge(disjoint_union(pa), ca, order.i, order.k, ri, t, &RankTraffic::a_in, &RankTraffic::a_out,
+    charge(disjoint_union(pa), ca, a_rows, a_cols, ri, t, &RankTraffic::a_in, &RankTraffic::a_out,
            &RankTraffic::a_foot);
-    charge(disjoint_union(pb), cb, order.k, order.j, ri, t, &RankTraffic::b_in, &RankTraffic::b_out,
+    charge(disjoint_union(pb), cb, b_rows, b_cols, ri, t, &RankTraffic::b_in, &RankTraffic::b_out,
            &RankTraffic::b_foot);
     charge(disjoint_union(pc), cc, order.i, order.j, ri, t, &RankTraffic::c_out, &RankTraffic::c_in,
            &RankTraffic::c_foot);
@@ -150,8 +155,11 @@ double model_traffic_cost(const std::vector<partition::TileZone>& zones, const T
   for (const auto& zone : zones)
     for (const auto& b : zone) {
       if (b.empty()) continue;
-      ops += cost(dist.a, order.i, b.lo[0], b.hi[0], b.lo[2], b.hi[2]);
-      ops += cost(dist.b, order.k, b.lo[2], b.hi[2], b.lo[1], b.hi[1]);
+      // Stored positions, as model_traffic counts them.
+      const exec::Rect a = dist.stored_a(exec::Rect{b.lo[0], b.hi[0], b.lo[2], b.hi[2]});
+      const exec::Rect bb = dist.stored_b(exec::Rect{b.lo[2], b.hi[2], b.lo[1], b.hi[1]});
+      ops += cost(dist.a, dist.a_transposed ? order.k : order.i, a.i0, a.i1, a.j0, a.j1);
+      ops += cost(dist.b, dist.b_transposed ? order.j : order.k, bb.i0, bb.i1, bb.j0, bb.j1);
       ops += cost(dist.c, order.i, b.lo[0], b.hi[0], b.lo[1], b.hi[1]);
     }
   return ops;

@@ -7,7 +7,8 @@
 // What is counted (elements; bytes = elements * sizeof(scalar)):
 // - A rank needs every element of the A tiles its zone projects onto (pi_A) and of the B tiles
 //   (pi_B), once each even when several of its boxes share them, and produces a partial of every
-//   element of its pi_C tiles.
+//   element of its pi_C tiles. A and B are counted as stored: under a part of op(A) = A^T lies
+//   the transposed rectangle of the k x m stored A, owned as the stored layout says.
 // - Elements it already owns in the block-cyclic layout are copied locally and NOT counted:
 //   "moved" counts only elements that cross between ranks.
 // - A partial C element goes to the element's owner, which adds beta*C0 and the partials.

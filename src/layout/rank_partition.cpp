@@ -85,22 +85,48 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
   const ProcessGrid g = req.grid;
   const std::int64_t t = req.tile, nb = req.block;
   auto blk = [&](std::int64_t tile) { return (tile * t) / nb; };
-  const auto by_row = [&](std::int64_t x) { return blk(x) % g.rows; };
-  const auto by_col = [&](std::int64_t x) { return blk(x) % g.cols; };
-  TileOrder a_major{
-      grouped_order(req.m, t, by_row), grouped_order(req.n, t, by_col),
-      grouped_order(req.k, t, [&](std::int64_t x) { return by_col(x) * g.rows + by_row(x); }),
-      "rows by process row, columns by process column, inner by A's owner column"};
-  TileOrder b_major = a_major;
-  b_major.k =
-      grouped_order(req.k, t, [&](std::int64_t x) { return by_row(x) * g.cols + by_col(x); });
-  b_major.name = "rows by process row, columns by process column, inner by B's owner row";
+  const std::function<std::int64_t(std::int64_t)> by_row = [&](std::int64_t x) {
+    return blk(x) % g.rows;
+  };
+  const std::function<std::int64_t(std::int64_t)> by_col = [&](std::int64_t x) {
+    return blk(x) % g.cols;
+  };
+  // The process coordinate that owns a tile of op(A) along i and along k, and of op(B) along k
+  // and j, with how many there are: the stored operand's rows go by process row, its columns by
+  // process column, and a transposed operand's rows are op's columns.
+  const bool ta = req.a_transposed, tb = req.b_transposed;
+  const auto& a_i = ta ? by_col : by_row;
+  const auto& a_k = ta ? by_row : by_col;
+  const auto& b_k = tb ? by_col : by_row;
+  const auto& b_j = tb ? by_row : by_col;
+  const int n_ai = ta ? g.cols : g.rows, n_ak = ta ? g.rows : g.cols;
+  const int n_bk = tb ? g.cols : g.rows, n_bj = tb ? g.rows : g.cols;
+  const auto a_side = [&](bool col) { return std::string(col ? "column" : "row"); };
+  // C's own order (rows by process row, columns by process column), inner by A's owner.
+  const auto inner_by_a =
+      grouped_order(req.k, t, [&](std::int64_t x) { return a_k(x) * n_bk + b_k(x); });
+  TileOrder c_major{
+      grouped_order(req.m, t, by_row), grouped_order(req.n, t, by_col), inner_by_a,
+      "rows by process row, columns by process column, inner by A's owner " + a_side(!ta)};
+  // A's own order: rows by A's owner along i (the same as C's unless A is transposed).
+  TileOrder a_major = c_major;
+  if (ta) {
+    a_major.i = grouped_order(req.m, t, a_i);
+    a_major.name = "rows by A's owner column, columns by process column, inner by A's owner row";
+  }
+  TileOrder b_major = c_major;
+  b_major.k = grouped_order(req.k, t, [&](std::int64_t x) { return b_k(x) * n_ak + a_k(x); });
+  b_major.name = "rows by process row, columns by process column, inner by B's owner " + a_side(tb);
+  if (tb) {
+    b_major.j = grouped_order(req.n, t, b_j);
+    b_major.name = "rows by process row, columns by B's owner row, inner by B's owner column";
+  }
 
   std::vector<Candidate> out;
   if (!req.automatic) {
-    out.push_back({std::string(partition::to_string(req.algorithm)) + " in layout order", a_major,
+    out.push_back({std::string(partition::to_string(req.algorithm)) + " in layout order", c_major,
                    partition_ranks(req.algorithm, req.discretization, req.speeds,
-                                   {a_major.i.size(), a_major.j.size(), a_major.k.size()})});
+                                   {c_major.i.size(), c_major.j.size(), c_major.k.size()})});
     return out;
   }
 
@@ -139,15 +165,20 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
                    two_level(o, outer_axis, inner_axis, members,
                              weighted_cuts(axes[outer_axis]->size(), sums(members)), speed_in, P)});
   };
-  const auto i_cuts = group_cuts(a_major.i, g.rows, [&](std::int64_t x) { return int(by_row(x)); });
-  const auto j_cuts = group_cuts(a_major.j, g.cols, [&](std::int64_t x) { return int(by_col(x)); });
-  const auto ka_cuts =
-      group_cuts(a_major.k, g.cols, [&](std::int64_t x) { return int(by_col(x)); });
-  const auto kb_cuts =
-      group_cuts(b_major.k, g.rows, [&](std::int64_t x) { return int(by_row(x)); });
-  structured("process grid (C stays)", a_major, 0, 1, rows_of, i_cuts, j_cuts);
-  structured("A-stationary", a_major, 0, 2, rows_of, i_cuts, ka_cuts);
-  structured("B-stationary", b_major, 1, 2, cols_of, j_cuts, kb_cuts);
+  auto cuts = [](const AxisOrder& a, int groups,
+                 const std::function<std::int64_t(std::int64_t)>& f) {
+    return group_cuts(a, groups, [&](std::int64_t x) { return int(f(x)); });
+  };
+  const auto i_cuts = cuts(c_major.i, g.rows, by_row);
+  const auto j_cuts = cuts(c_major.j, g.cols, by_col);
+  // A-stationary: rank (p,q) takes the op(A) tiles it stores. Untransposed, the groups along i
+  // are process rows and each row's ranks split k by process column; transposed, the groups
+  // along i are process columns and each column's ranks split k by process row (B alike).
+  structured("process grid (C stays)", c_major, 0, 1, rows_of, i_cuts, j_cuts);
+  structured("A-stationary", a_major, 0, 2, ta ? cols_of : rows_of, cuts(a_major.i, n_ai, a_i),
+             cuts(a_major.k, n_ak, a_k));
+  structured("B-stationary", b_major, 1, 2, tb ? rows_of : cols_of, cuts(b_major.j, n_bj, b_j),
+             cuts(b_major.k, n_bk, b_k));
   // 2.5D on the process grid: bands of c1 process rows by c2 process columns (owner cuts), the
   // inner dimension split among the c1*c2 ranks of a band by speed. c1 = c2 = 1 is the process
   // grid itself; larger c1*c2 trade A and B traffic for partial C, which pays at many ranks.
@@ -156,7 +187,7 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
   std::vector<std::pair<int, int>> bands;
   for (int c1 = 1; c1 <= g.rows; ++c1)
     for (int c2 = 1; c2 <= g.cols; ++c2)
-      if (g.rows % c1 == 0 && g.cols % c2 == 0 && c1 * c2 > 1 && c1 * c2 <= a_major.k.size())
+      if (g.rows % c1 == 0 && g.cols % c2 == 0 && c1 * c2 > 1 && c1 * c2 <= c_major.k.size())
         bands.emplace_back(c1, c2);
   const double ideal = std::log(std::cbrt(double(P)));
   std::stable_sort(bands.begin(), bands.end(), [&](const auto& x, const auto& y) {
@@ -173,7 +204,7 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
         std::vector<int> band;  // ranks of the band, k parts in this order
         for (int v = 0; v < c2; ++v)
           for (int u = 0; u < c1; ++u) band.push_back(g.rank_of(a * c1 + u, b * c2 + v));
-        const auto kc = weighted_cuts(a_major.k.size(), speeds_of(band));
+        const auto kc = weighted_cuts(c_major.k.size(), speeds_of(band));
         for (std::size_t q = 0; q < band.size(); ++q) {
           const TileBox box{
               {i_cuts[std::size_t(a * c1)], j_cuts[std::size_t(b * c2)], kc[q]},
@@ -183,12 +214,12 @@ std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, 
       }
     out.push_back({"2.5D bands of " + std::to_string(c1) + "x" + std::to_string(c2) +
                        " process rows x columns",
-                   a_major, std::move(zones)});
+                   c_major, std::move(zones)});
   }
   for (auto alg : {partition::Algorithm::nrrp3d, partition::Algorithm::grid}) try {
-      out.push_back({std::string(partition::to_string(alg)) + " in layout order", a_major,
+      out.push_back({std::string(partition::to_string(alg)) + " in layout order", c_major,
                      partition_ranks(alg, req.discretization, req.speeds,
-                                     {a_major.i.size(), a_major.j.size(), a_major.k.size()})});
+                                     {c_major.i.size(), c_major.j.size(), c_major.k.size()})});
     } catch (const std::invalid_argument&) {
       // Too few tiles for this algorithm: the structured candidates remain.
     }
@@ -315,13 +346,16 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   std::string smallest_name;
   const Distribution bc = req.aligned
                               ? Distribution{}
-                              : block_cyclic_distribution(req.m, req.n, req.k, req.block, req.grid);
+                              : block_cyclic_distribution(req.m, req.n, req.k, req.block, req.grid,
+                                                          req.a_transposed, req.b_transposed);
   for (auto& c : cands) {
     // Structured candidates that leave a working rank idle (or feed an idle one) are skipped;
     // a fixed algorithm is always taken.
     if (req.automatic && !req.allow_idle && !usable(c, req.speeds)) continue;
-    Distribution d =
-        req.aligned ? aligned_distribution(c.zones, c.order, req.m, req.n, req.k, req.tile) : bc;
+    Distribution d = req.aligned
+                         ? aligned_distribution(c.zones, c.order, req.m, req.n, req.k, req.tile,
+                                                req.a_transposed, req.b_transposed)
+                         : bc;
     // Modelling each candidate's traffic is the costly part of choosing among many ranks:
     // candidates whose model would not fit in the time left are left out (and said so), and a
     // fixed choice that alone would not fit is refused before the work.

@@ -6,6 +6,8 @@
 // the data starts in; the traffic model (model.hpp) scores each, exactly, and `model_time` picks.
 // - block-cyclic start: the order groups tile rows by process row, columns by process column
 //   and inner tiles by the owner of A (or of B), so that a box is what one rank already holds.
+//   Owners are those of the stored operands: for op(A) = A^T the i axis of A is grouped by A's
+//   process column and its k axis by process row (B^T alike).
 //   Candidates: the process grid's own decomposition (rank (p,q) computes the C it owns:
 //   pdgemm's traffic, C never moves), "A-stationary" (rank (p,q) takes its rows of A and the
 //   inner tiles whose A it owns; only B and partial C move), "B-stationary" (the transpose),
@@ -37,7 +39,10 @@ struct RankPartitionRequest {
   bool aligned = false;        // mpi.layout = "aligned"; else block-cyclic on `grid`
   ProcessGrid grid;            // block-cyclic process grid
   std::int64_t block = 0;      // block-cyclic block size
-  bool automatic = true;       // every candidate; else only `algorithm` (in layout order)
+  // op(A) = A^T or A^H (A stored k x m), op(B) = B^T or B^H (B stored n x k): the layouts are of
+  // the stored matrices, so which rank owns which part of op(A) and op(B) changes with them.
+  bool a_transposed = false, b_transposed = false;
+  bool automatic = true;  // every candidate; else only `algorithm` (in layout order)
   partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
   partition::Discretization discretization = partition::Discretization::rounded;
   double bandwidth_gbs = 10;  // the time model's receive bandwidth per rank

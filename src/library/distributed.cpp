@@ -121,7 +121,7 @@ const Duplicate& own_duplicate(MPI_Comm comm) {
 // each holds buffers of the size of its panels.
 constexpr std::size_t kPrepared = 4;
 
-using Key = std::array<std::int64_t, 10>;
+using Key = std::array<std::int64_t, 12>;
 
 template <class Scalar>
 struct Prepared {
@@ -317,12 +317,6 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
     if (reads_ab && L.a_rows * L.a_cols > 0 && !A) throw KeyedError("A", "A is a null pointer");
     if (reads_ab && L.b_rows * L.b_cols > 0 && !B) throw KeyedError("B", "B is a null pointer");
     if (reads_ab) require_supported_call(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
-    // The ranks' exchange moves blocks of op(A) and op(B) as stored untransposed.
-    for (const auto& [op, name] : {std::pair{op_a, "op_a"}, std::pair{op_b, "op_b"}})
-      if (reads_ab && op != Op::none)
-        throw Unsupported(name, std::string(name) + " = " + std::string(to_string(op)) +
-                                    ": the distributed call computes untransposed operands "
-                                    "only yet (the single-process call takes every op)");
   } catch (const KeyedError& e) {
     bad_key = e.key.empty() ? "layout" : e.key, message = e.what();
     unsupported = dynamic_cast<const Unsupported*>(&e) != nullptr;
@@ -351,6 +345,8 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
 
   dist::DistSettings s;
   s.m = m, s.n = n, s.k = k;
+  // A and B travel and are multiplied as stored: the ops only change who owns what.
+  s.op_a = op_a, s.op_b = op_b;
   // The tile: the block where it is a sensible GEMM edge (a box of tiles is then a set of whole
   // blocks), else about a twelfth of the largest edge.
   if (options.tile > 0) {
@@ -391,9 +387,18 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   // The prepared product of this shape, layout and communicator, or a new one (collective:
   // every rank misses or hits alike, since the key is made of agreed arguments).
   auto& cache = prepared(context).of<Scalar>();
-  const Key key{
-      std::int64_t(dup.id), m, n, k, layout.block, L.rows, L.cols, s.tile, beta == Scalar(0),
-      beta == Scalar(1)};
+  const Key key{std::int64_t(dup.id),
+                m,
+                n,
+                k,
+                layout.block,
+                L.rows,
+                L.cols,
+                s.tile,
+                beta == Scalar(0),
+                beta == Scalar(1),
+                std::int64_t(char(op_a)),
+                std::int64_t(char(op_b))};
   auto it = std::find_if(cache.begin(), cache.end(), [&](const auto& p) { return p.key == key; });
   if (it != cache.end()) {
     cache.splice(cache.begin(), cache, it);

@@ -134,6 +134,11 @@ class RankRun {
   };
 
   const Distribution& dist() const { return out_.partition.dist; }
+  // The depth (elements along k) of a piece.
+  std::int64_t depth_of(const Piece& piece) const {
+    const AxisOrder& k = out_.partition.order.k;
+    return k.first[std::size_t(piece.box.hi[2])] - k.first[std::size_t(piece.box.lo[2])];
+  }
   std::exception_ptr keyed(const KeyedError& e) const {
     return std::make_exception_ptr(std::invalid_argument(locate_(e.key) + ": " + e.what()));
   }
@@ -180,6 +185,7 @@ class RankRun {
     req.m = s_.m, req.n = s_.n, req.k = s_.k, req.tile = s_.tile;
     req.speeds = out_.rank_speeds;
     req.aligned = s_.aligned, req.grid = grid_, req.block = s_.block > 0 ? s_.block : s_.tile;
+    req.a_transposed = s_.op_a != Op::none, req.b_transposed = s_.op_b != Op::none;
     req.automatic = s_.automatic, req.algorithm = s_.algorithm;
     req.discretization = s_.discretization, req.bandwidth_gbs = s_.bandwidth_gbs;
     req.elem = sizeof(Scalar);
@@ -241,9 +247,11 @@ class RankRun {
     RankPartition& rank_part = out_.partition;
     if (me_ != 0) {
       deserialize(wire, s_, rank_part);
-      rank_part.dist = s_.aligned ? aligned_distribution(rank_part.zones, rank_part.order, s_.m,
-                                                         s_.n, s_.k, s_.tile)
-                                  : block_cyclic_distribution(s_.m, s_.n, s_.k, req.block, grid_);
+      rank_part.dist = s_.aligned
+                           ? aligned_distribution(rank_part.zones, rank_part.order, s_.m, s_.n,
+                                                  s_.k, s_.tile, req.a_transposed, req.b_transposed)
+                           : block_cyclic_distribution(s_.m, s_.n, s_.k, req.block, grid_,
+                                                       req.a_transposed, req.b_transposed);
       rank_part.traffic = model_traffic(rank_part.zones, rank_part.order, rank_part.dist);
       rank_part.predicted_s = model_time(rank_part.traffic, out_.rank_speeds, s_.bandwidth_gbs,
                                          sizeof(Scalar), s_.latency_s);
@@ -262,16 +270,18 @@ class RankRun {
       std::vector<pipeline::Product> products;
       for (std::size_t p = 0; p < ex_->pieces().size(); ++p) {
         const Piece& piece = ex_->pieces()[p];
-        const exec::Rect c = c_panel(rank_part.order, piece.box), a = ex_->a_panel_of(int(p));
-        pipeline::Product product{c.rows(), c.cols(), a.cols(), s_.tile};
+        const exec::Rect c = c_panel(rank_part.order, piece.box);
+        const exec::Rect a = ex_->a_panel_of(int(p)), b = ex_->b_panel_of(int(p));
+        pipeline::Product product{c.rows(), c.cols(), depth_of(piece), s_.tile};
+        product.op_a = s_.op_a, product.op_b = s_.op_b;
         // A partial box starts from zero; a box written in place starts from beta*C0.
         product.beta_is_zero =
             piece.first_of_box && (!ex_->c_in_place() || (s_.beta == 0 && s_.beta_im == 0));
         product.beta_is_one =
             !piece.first_of_box || (ex_->c_in_place() && s_.beta == 1 && s_.beta_im == 0);
         products.push_back(product);
-        if (!ex_->a_in_place(int(p))) max_a_ = std::max(max_a_, c.rows() * a.cols());
-        if (!ex_->b_in_place(int(p))) max_b_ = std::max(max_b_, a.cols() * c.cols());
+        if (!ex_->a_in_place(int(p))) max_a_ = std::max(max_a_, a.rows() * a.cols());
+        if (!ex_->b_in_place(int(p))) max_b_ = std::max(max_b_, b.rows() * b.cols());
       }
       if (!products.empty()) plans_ = local_.plan(products);
       for (const auto& plan : plans_) local_.reserve(plan);
@@ -369,15 +379,16 @@ class RankRun {
     Stopwatch sw;
     ex_->start(A_, B_);
     rep.phases.exchange += sw.seconds();
-    const TileOrder& order = out_.partition.order;
     for (std::size_t p = 0; p < ex_->pieces().size(); ++p) {
       const Piece& piece = ex_->pieces()[p];
-      const exec::Rect c = c_panel(order, piece.box), a = ex_->a_panel_of(int(p));
-      // Panels live in two reusable buffers unless the local array is the panel.
+      const exec::Rect a = ex_->a_panel_of(int(p)), b = ex_->b_panel_of(int(p));
+      // Panels live in two reusable buffers unless the local array is the panel; either way they
+      // hold the stored operands (a transposed A's panel is depth x rows), and the GEMM applies
+      // the ops.
       const Matrix Ap =
-          ex_->a_in_place(int(p)) ? A_array_ : Matrix(a_panel_.data(), c.rows(), a.cols());
+          ex_->a_in_place(int(p)) ? A_array_ : Matrix(a_panel_.data(), a.rows(), a.cols());
       const Matrix Bp =
-          ex_->b_in_place(int(p)) ? B_array_ : Matrix(b_panel_.data(), a.cols(), c.cols());
+          ex_->b_in_place(int(p)) ? B_array_ : Matrix(b_panel_.data(), b.rows(), b.cols());
       const Matrix Cp = ex_->c_in_place() ? C_array_ : box_c_[std::size_t(piece.box_index)];
       sw.restart();
       ex_->inputs_for(int(p), A_, B_, Ap, Bp);
@@ -390,7 +401,8 @@ class RankRun {
         // A library call on one host processor: one GEMM on this thread. The engine's hand-off
         // to its worker costs microseconds, as much as a small product (no figures are kept).
         const Kokkos::DefaultHostExecutionSpace space;
-        kokkos_ext::gemm(space, alpha, Ap, Bp, piece_beta, Cp);
+        kokkos_ext::gemm(space, kokkos_ext::Ops{char(s_.op_a), char(s_.op_b)}, alpha, Ap, Bp,
+                         piece_beta, Cp);
         space.fence();
         ex_->progress();
         rep.phases.compute += sw.seconds();
@@ -434,10 +446,10 @@ class RankRun {
     if (!s_.validate) return;
     const int extra = P_ + int(comm_.allreduce_max(double(ex_->pieces().size())));
     try {
-      out_.validation = validate_distributed(comm_, dist(), A_, B_, C0_, C_,
-                                             exec::make_scalar<Scalar>(s_.alpha, s_.alpha_im),
-                                             exec::make_scalar<Scalar>(s_.beta, s_.beta_im),
-                                             s_.seed, s_.full_check_max, extra, s_.tile);
+      out_.validation = validate_distributed(
+          comm_, dist(), A_, B_, C0_, C_, exec::make_scalar<Scalar>(s_.alpha, s_.alpha_im),
+          exec::make_scalar<Scalar>(s_.beta, s_.beta_im), s_.seed, s_.full_check_max, extra,
+          s_.tile, s_.op_a, s_.op_b);
       out_.validated = true;
     } catch (const std::exception& e) {
       throw RankFailure(std::string("during validation: ") + e.what());

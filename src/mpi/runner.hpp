@@ -31,6 +31,9 @@ namespace cuboid::dist {
 
 struct DistSettings {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
+  // C = alpha op(A) op(B) + beta C: A is stored k x m when op_a transposes, B n x k when op_b
+  // does, each laid out as stored.
+  Op op_a = Op::none, op_b = Op::none;
   double alpha = 1, beta = 0;
   double alpha_im = 0, beta_im = 0;  // complex types only
   std::uint64_t seed = 0;
@@ -62,8 +65,8 @@ struct DistSettings {
 };
 
 // The caller's matrices for a DistributedProduct, in the block-cyclic layout its settings
-// describe (local arrays with ScaLAPACK's lld = local rows). C is updated in place: it is also
-// C0, read once for beta (never when beta is 0). A and B are only read.
+// describe (local arrays with ScaLAPACK's lld = local rows), A and B as stored. C is updated in
+// place: it is also C0, read once for beta (never when beta is 0). A and B are only read.
 template <class Scalar>
 struct CallerMatrices {
   Kokkos::View<Scalar*, Kokkos::HostSpace> A, B, C;

@@ -36,13 +36,38 @@ double x_entry(std::uint64_t seed, std::int64_t j) {
   return v >= 0 ? 0.5 + 0.5 * v : -0.5 + 0.5 * v;
 }
 
-// y[g_row] += M x[g_col] and yabs += |M||x| over the elements `rank` owns.
+// Element (i, j) of op(X), X the global matrix `id` as stored (j, i when op transposes).
+template <class Scalar>
+Scalar op_element(std::uint64_t seed, exec::MatrixId id, Op op, std::int64_t i, std::int64_t j) {
+  if (op == Op::none) return exec::element<Scalar>(seed, id, i, j);
+  const Scalar x = exec::element<Scalar>(seed, id, j, i);
+  if (op == Op::transpose) return x;
+  return exec::make_scalar<Scalar>(exec::real_part(x), -exec::imag_part(x));
+}
+
+// y += op(M) x and yabs += |op(M)||x| over the stored elements `rank` owns: y[g_row] += M x[g_col]
+// untransposed, y[g_col] += op(M) x[g_row] (conjugated for Op::conjugate_transpose) else.
 template <class Scalar>
 void local_matvec(const LocalStorage<Scalar>& M, const MatrixDist& L, int rank, const Acc* x,
-                  const double* xabs, Acc* y, double* yabs) {
+                  const double* xabs, Acc* y, double* yabs, Op op = Op::none) {
   L.for_each_owned(rank, [&](const exec::Rect& u) {
     const Scalar* base = M.data() + L.offset(u.i0, u.j0);
     const std::int64_t ld = L.ld(u.i0, u.j0);
+    if (op != Op::none) {
+      const bool conj = op == Op::conjugate_transpose;
+      for (std::int64_t j = 0; j < u.cols(); ++j) {
+        Acc sum = 0;
+        double sum_abs = 0;
+        for (std::int64_t i = 0; i < u.rows(); ++i) {
+          const Scalar v = base[i + j * ld];
+          sum += (conj ? std::conj(acc(v)) : acc(v)) * x[u.i0 + i];
+          sum_abs += exec::magnitude(v) * xabs[u.i0 + i];
+        }
+        y[u.j0 + j] += sum;
+        yabs[u.j0 + j] += sum_abs;
+      }
+      return;
+    }
     for (std::int64_t j = 0; j < u.cols(); ++j) {
       const Acc xv = x[u.j0 + j];
       const double xa = xabs[u.j0 + j];
@@ -119,6 +144,7 @@ struct CheckInput {
   Scalar alpha, beta;
   std::uint64_t seed;
   int extra_additions;
+  Op op_a, op_b;
 };
 
 // Randomized check, its sums, summed over the ranks: the complex vectors C x, A(Bx), C0 x (2m
@@ -128,18 +154,19 @@ std::vector<double> randomized_products(const CheckInput<Scalar>& in) {
   const Distribution& dist = in.dist;
   const int me = in.comm.rank();
   const std::int64_t n = dist.c.cols();
-  const std::size_t M = std::size_t(dist.c.rows()), K = std::size_t(dist.a.cols());
+  const std::size_t M = std::size_t(dist.c.rows()), K = std::size_t(dist.depth());
   std::vector<Acc> x(static_cast<std::size_t>(n));
   std::vector<double> xabs(static_cast<std::size_t>(n));
   for (std::int64_t j = 0; j < n; ++j)
     x[std::size_t(j)] = x_entry(in.seed, j), xabs[std::size_t(j)] = std::abs(x[std::size_t(j)]);
-  std::vector<double> z(3 * K, 0.0);  // B x (complex), |B||x|
-  local_matvec(in.B, dist.b, me, x.data(), xabs.data(), as_acc(z.data()), z.data() + 2 * K);
+  std::vector<double> z(3 * K, 0.0);  // op(B) x (complex), |op(B)||x|
+  local_matvec(in.B, dist.b, me, x.data(), xabs.data(), as_acc(z.data()), z.data() + 2 * K,
+               in.op_b);
   in.comm.allreduce_sum(z);
   std::vector<double> r(9 * M, 0.0);
   local_matvec(in.C, dist.c, me, x.data(), xabs.data(), as_acc(r.data()), r.data() + 6 * M);
   local_matvec(in.A, dist.a, me, as_acc(z.data()), z.data() + 2 * K, as_acc(r.data() + 2 * M),
-               r.data() + 7 * M);
+               r.data() + 7 * M, in.op_a);
   // beta = 0 ignores C0 altogether (it may hold NaN on purpose).
   if (in.beta != Scalar(0))
     local_matvec(in.C0, dist.c, me, x.data(), xabs.data(), as_acc(r.data() + 4 * M),
@@ -151,7 +178,7 @@ std::vector<double> randomized_products(const CheckInput<Scalar>& in) {
 // Randomized check: every row of C x within its rounding bound of alpha A (B x) + beta C0 x.
 template <class Scalar>
 void randomized_check(const CheckInput<Scalar>& in, DistValidation& v) {
-  const std::int64_t n = in.dist.c.cols(), k = in.dist.a.cols();
+  const std::int64_t n = in.dist.c.cols(), k = in.dist.depth();
   const std::size_t M = std::size_t(in.dist.c.rows());
   std::vector<double> r = randomized_products(in);
   const Acc* rc = as_acc(r.data());
@@ -217,13 +244,13 @@ struct ProductBuffers {
         W("cuboid::dist::AB_abs", rows, cols) {}
 };
 
-// D = A(rows, :) B(:, cols) and W = |A||B| for the nr rows `row` and the nc columns `col`,
-// over k slabs of depth kd, from A and B as the run saw them (rounded to Scalar), computed in T
-// by the host BLAS.
+// D = op(A)(rows, :) op(B)(:, cols) and W = |op(A)||op(B)| for the nr rows `row` and the nc
+// columns `col`, over k slabs of depth kd, from A and B as the run saw them (rounded to Scalar),
+// computed in T by the host BLAS.
 template <class Scalar, class T>
 void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64_t* row,
                     std::int64_t nr, const std::int64_t* col, std::int64_t nc, std::int64_t k,
-                    std::int64_t kd) {
+                    std::int64_t kd, Op op_a, Op op_b) {
   using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
                                        Kokkos::Rank<2, Kokkos::Iterate::Left>>;
   using R = exec::RealOf<T>;
@@ -243,14 +270,14 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
                          // Host lambdas (host policy): they read std::vectors of indices.
                          [=](std::int64_t i, std::int64_t l) {
                            const Scalar x =
-                               exec::element<Scalar>(seed, exec::MatrixId::A, row[i], l0 + l);
+                               op_element<Scalar>(seed, exec::MatrixId::A, op_a, row[i], l0 + l);
                            ar(i, l) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
                            aa(i, l) = R(exec::magnitude(x));
                          });
     Kokkos::parallel_for("cuboid::dist::columns_of_B", policy({0, 0}, {nl, nc}),
                          [=](std::int64_t l, std::int64_t j) {
                            const Scalar x =
-                               exec::element<Scalar>(seed, exec::MatrixId::B, l0 + l, col[j]);
+                               op_element<Scalar>(seed, exec::MatrixId::B, op_b, l0 + l, col[j]);
                            bc(l, j) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
                            ba(l, j) = R(exec::magnitude(x));
                          });
@@ -266,7 +293,7 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
 template <class Scalar>
 void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidation& v) {
   const MatrixDist& Lc = in.dist.c;
-  const std::int64_t k = in.dist.a.cols();
+  const std::int64_t k = in.dist.depth();
   const std::int64_t period = tile > 0 ? tile : Lc.unit_rows();
   const double us = exec::validation_roundoff<Scalar>(),
                ud = exec::validation_roundoff<Kokkos::complex<double>>();
@@ -294,7 +321,7 @@ void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidati
         const std::int64_t* row = all_rows.data() + r0;
         col.resize(std::size_t(nc));
         for (std::int64_t j = 0; j < nc; ++j) col[std::size_t(j)] = j0 + j;
-        block_products<Scalar>(buf, in.seed, row, nr, col.data(), nc, k, kd);
+        block_products<Scalar>(buf, in.seed, row, nr, col.data(), nc, k, kd, in.op_a, in.op_b);
         for (std::int64_t j = 0; j < nc; ++j)
           for (std::int64_t i = 0; i < nr; ++i) {
             const std::size_t at = std::size_t(Lc.offset(row[i], j0 + j));
@@ -360,7 +387,7 @@ template <class Scalar>
 void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
   v.full_performed = true;
   const MatrixDist& Lc = in.dist.c;
-  const std::int64_t k = in.dist.a.cols();
+  const std::int64_t k = in.dist.depth();
   const Acc a = acc(in.alpha), b = acc(in.beta);
   const bool use_c0 = b != 0.0;
   const double r_add = double(in.extra_additions);
@@ -385,7 +412,7 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
               std::min<std::int64_t>(kFullCols, std::int64_t(p.cols.size() - c0));
           const std::int64_t* row = p.rows.data() + r0;
           const std::int64_t* col = p.cols.data() + c0;
-          block_products<Scalar>(buf, in.seed, row, nr, col, nc, k, kd);
+          block_products<Scalar>(buf, in.seed, row, nr, col, nc, k, kd, in.op_a, in.op_b);
           for (std::int64_t j = 0; j < nc; ++j)
             for (std::int64_t i = 0; i < nr; ++i) {
               const std::size_t at = std::size_t(Lc.offset(row[i], col[j]));
@@ -422,9 +449,9 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const LocalStorage<Scalar>& C0_local,
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
-                                    int extra_additions, std::int64_t tile) {
-  const CheckInput<Scalar> in{comm,    dist,  A_local, B_local, C0_local,
-                              C_local, alpha, beta,    seed,    extra_additions};
+                                    int extra_additions, std::int64_t tile, Op op_a, Op op_b) {
+  const CheckInput<Scalar> in{comm,  dist, A_local, B_local,         C0_local, C_local,
+                              alpha, beta, seed,    extra_additions, op_a,     op_b};
   const double m = double(dist.c.rows()), n = double(dist.c.cols());
   DistValidation v;
   randomized_check(in, v);
@@ -446,7 +473,7 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
   template DistValidation validate_distributed<Scalar>(                                      \
       const Communicator&, const Distribution&, const LocalStorage<Scalar>&,                 \
       const LocalStorage<Scalar>&, const LocalStorage<Scalar>&, const LocalStorage<Scalar>&, \
-      Scalar, Scalar, std::uint64_t, std::int64_t, int, std::int64_t);
+      Scalar, Scalar, std::uint64_t, std::int64_t, int, std::int64_t, Op, Op);
 CUBOID_FOR_EACH_SCALAR(CUBOID_VALIDATE_DISTRIBUTED)
 #undef CUBOID_VALIDATE_DISTRIBUTED
 

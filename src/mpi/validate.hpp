@@ -49,6 +49,8 @@
 #include <cstdint>
 #include <string>
 
+#include <cuboid/gemm.hpp>
+
 #include "layout/distribution.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/local_matrix.hpp"
@@ -72,7 +74,9 @@ struct DistValidation {
   std::string method;
 };
 
-// `tile`: the period of the sampled rows (the run's tile; 0: the rows of a unit of C).
+// `tile`: the period of the sampled rows (the run's tile; 0: the rows of a unit of C). A and B
+// are as stored (dist.a k x m when op_a transposes): every check reads op(A) and op(B), the
+// conjugate for Op::conjugate_transpose, and |op(A)||op(B)| for its bounds.
 template <class Scalar>
 DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
                                     const LocalStorage<Scalar>& A_local,
@@ -80,7 +84,8 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const LocalStorage<Scalar>& C0_local,
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
-                                    int extra_additions, std::int64_t tile = 0);
+                                    int extra_additions, std::int64_t tile = 0, Op op_a = Op::none,
+                                    Op op_b = Op::none);
 
 // The row of C checked in tile row `I` (rows [I tile, min((I+1) tile, m))), from the seed.
 std::int64_t sampled_row(std::uint64_t seed, std::int64_t I, std::int64_t tile, std::int64_t m);

@@ -29,34 +29,42 @@ struct Problem {
   Distribution dist;
 };
 
+// "A^T", "B^T" or both: which operands the problem stores transposed (conjugation moves nothing,
+// so op 'C' lays out as 'T').
+std::string ops_name(bool ta, bool tb) {
+  return !ta && !tb ? "" : std::string(" op(A)=") + (ta ? "T" : "N") + " op(B)=" + (tb ? "T" : "N");
+}
+
 // The rank partition and start layout `cuboid run` would use.
 Problem chosen(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile,
                std::int64_t block, std::vector<double> speeds, bool aligned, bool automatic,
-               Algorithm a = Algorithm::nrrp3d) {
+               Algorithm a = Algorithm::nrrp3d, bool ta = false, bool tb = false) {
   RankPartitionRequest req;
   req.m = m, req.n = n, req.k = k, req.tile = tile, req.block = block;
+  req.a_transposed = ta, req.b_transposed = tb;
   req.grid = near_square_grid(int(speeds.size()));
   req.speeds = std::move(speeds);
   req.aligned = aligned, req.automatic = automatic, req.algorithm = a;
   RankPartition rp = choose_rank_partition(req);
   return {std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
               (aligned ? "aligned " : "block-cyclic ") + rp.name +
-              " P=" + std::to_string(req.speeds.size()),
+              " P=" + std::to_string(req.speeds.size()) + ops_name(ta, tb),
           rp.order, rp.zones, rp.dist};
 }
 
 // Zones cut in the natural order over a block-cyclic layout: boxes rarely match what a rank
 // owns, so tiles split into several owners' blocks.
 Problem natural(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile,
-                std::int64_t block, const std::vector<double>& speeds, Algorithm a) {
+                std::int64_t block, const std::vector<double>& speeds, Algorithm a, bool ta = false,
+                bool tb = false) {
   const TileOrder o = natural_order(m, n, k, tile);
   const auto zones = partition_ranks(a, partition::Discretization::precise, speeds,
                                      {o.i.size(), o.j.size(), o.k.size()});
   const ProcessGrid g = near_square_grid(int(speeds.size()));
   return {std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " natural " +
               std::string(partition::to_string(a)) + " block " + std::to_string(block) +
-              " P=" + std::to_string(speeds.size()),
-          o, zones, block_cyclic_distribution(m, n, k, block, g)};
+              " P=" + std::to_string(speeds.size()) + ops_name(ta, tb),
+          o, zones, block_cyclic_distribution(m, n, k, block, g, ta, tb)};
 }
 
 // Two ranks on a 1x2 grid, 4x4x4 tiles grouped by process column: rank 0's one box is exactly
@@ -87,6 +95,20 @@ const std::vector<Problem>& problems() {
     p.push_back(natural(40, 40, 9, 4, 7, {1, 1, 1}, Algorithm::grid));
     p.push_back(natural(36, 44, 52, 4, 6, {3, 1, 1, 2, 1, 1, 1}, Algorithm::nrrp2d));
     p.push_back(shared_c());
+    // Transposed operands, stored k x m (n x k) and laid out as stored: every combination on
+    // shapes that are not multiples of the tile or the block, both layouts, fixed and chosen
+    // partitions (the chosen ones group axes by the stored owners).
+    for (const auto& [ta, tb] : {std::pair{true, false}, {false, true}, {true, true}}) {
+      p.push_back(chosen(67, 45, 53, 16, 16, {1, 1, 1, 1}, false, true, Algorithm::nrrp3d, ta, tb));
+      p.push_back(
+          chosen(50, 37, 61, 8, 8, {2, 1, 1, 0.5, 1, 1}, false, true, Algorithm::nrrp3d, ta, tb));
+      p.push_back(chosen(40, 48, 256, 8, 8, {1, 1}, false, true, Algorithm::nrrp3d, ta, tb));
+      p.push_back(
+          chosen(72, 56, 40, 8, 8, {1, 3, 1, 2, 1, 1}, false, false, Algorithm::nrrp3d, ta, tb));
+      p.push_back(chosen(67, 45, 53, 16, 0, {1, 2, 1}, true, true, Algorithm::nrrp3d, ta, tb));
+      p.push_back(chosen(40, 40, 256, 8, 0, {1, 1, 1, 1}, true, true, Algorithm::nrrp3d, ta, tb));
+      p.push_back(natural(50, 37, 61, 8, 5, {2.5, 1, 0, 1, 1}, Algorithm::nrrp3d, ta, tb));
+    }
     return p;
   }();
   return all;
@@ -146,6 +168,18 @@ bool owns_all(const MatrixDist& d, int rank, const std::vector<std::int64_t>& ro
     for (std::int64_t gi : rows)
       if (d.owner(gi, gj) != rank) return false;
   return true;
+}
+
+// The stored rows and columns of A under op(A)'s rows i and depth l, and of B under op(B)'s
+// depth l and columns j.
+using Axes = std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>;
+Axes stored_a(const Problem& p, const std::vector<std::int64_t>& i,
+              const std::vector<std::int64_t>& l) {
+  return p.dist.a_transposed ? Axes{l, i} : Axes{i, l};
+}
+Axes stored_b(const Problem& p, const std::vector<std::int64_t>& l,
+              const std::vector<std::int64_t>& j) {
+  return p.dist.b_transposed ? Axes{j, l} : Axes{l, j};
 }
 
 std::set<std::pair<std::int64_t, std::int64_t>> ij_cells(const TileZone& zone) {
@@ -245,7 +279,9 @@ TEST(CommPlan, EveryTileTaskIsInExactlyOneRanksPieces) {
         const auto i = panel_axis(p.order.i, b.lo[0], b.hi[0]),
                    j = panel_axis(p.order.j, b.lo[1], b.hi[1]),
                    l = panel_axis(p.order.k, b.lo[2], b.hi[2]);
-        const bool owned = owns_all(p.dist.a, int(r), i, l) && owns_all(p.dist.b, int(r), l, j);
+        const auto [ar, ac] = stored_a(p, i, l);
+        const auto [br, bc] = stored_b(p, l, j);
+        const bool owned = owns_all(p.dist.a, int(r), ar, ac) && owns_all(p.dist.b, int(r), br, bc);
         EXPECT_EQ(n, owned ? 1 : std::min<std::int64_t>(slabs, b.extent(2))) << "box " << index;
       }
     }
@@ -255,7 +291,7 @@ TEST(CommPlan, EveryTileTaskIsInExactlyOneRanksPieces) {
 }
 
 TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
-  int a_in = 0, b_in = 0, c_in = 0;
+  int a_in = 0, b_in = 0, c_in = 0, at_in = 0, bt_in = 0;
   for_each_case([&](const Problem& p, int, const std::vector<CommPlan>& plans) {
     const TileOrder& o = p.order;
     for (std::size_t r = 0; r < plans.size(); ++r) {
@@ -265,9 +301,15 @@ TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
         const TileBox& b = plan.pieces[s].box;
         const auto i = panel_axis(o.i, b.lo[0], b.hi[0]), j = panel_axis(o.j, b.lo[1], b.hi[1]),
                    l = panel_axis(o.k, b.lo[2], b.hi[2]);
-        EXPECT_EQ(bool(plan.a_in_place[s]), is_local_array(p.dist.a, rank, i, l)) << r << " " << s;
-        EXPECT_EQ(bool(plan.b_in_place[s]), is_local_array(p.dist.b, rank, l, j)) << r << " " << s;
+        const auto [ar, ac] = stored_a(p, i, l);
+        const auto [br, bc] = stored_b(p, l, j);
+        EXPECT_EQ(bool(plan.a_in_place[s]), is_local_array(p.dist.a, rank, ar, ac))
+            << r << " " << s;
+        EXPECT_EQ(bool(plan.b_in_place[s]), is_local_array(p.dist.b, rank, br, bc))
+            << r << " " << s;
         a_in += plan.a_in_place[s], b_in += plan.b_in_place[s];
+        at_in += p.dist.a_transposed && plan.a_in_place[s];
+        bt_in += p.dist.b_transposed && plan.b_in_place[s];
       }
       // C in place: one box, C is the local array, and no other zone shares a C tile with it.
       bool expected = plan.box_panels.size() == 1;
@@ -293,6 +335,9 @@ TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
   EXPECT_GT(a_in, 0);
   EXPECT_GT(b_in, 0);
   EXPECT_GT(c_in, 0);
+  // Nor for transposed operands: a stored panel of A^T (B^T) can be the local array too.
+  EXPECT_GT(at_in, 0);
+  EXPECT_GT(bt_in, 0);
 }
 
 // Every element of a panel that is not in place is written exactly once per piece, by a copy
@@ -375,11 +420,15 @@ TEST(CommPlan, PanelsAreFilledOnceFromTheRightElements) {
         const TileBox& b = plan.pieces[s].box;
         const auto i = panel_axis(o.i, b.lo[0], b.hi[0]), j = panel_axis(o.j, b.lo[1], b.hi[1]),
                    l = panel_axis(o.k, b.lo[2], b.hi[2]);
-        EXPECT_EQ(plan.a_panels[s].rows(), std::int64_t(i.size()));
-        EXPECT_EQ(plan.a_panels[s].cols(), std::int64_t(l.size()));
-        EXPECT_EQ(plan.b_panels[s].cols(), std::int64_t(j.size()));
-        check_panel(plan, s, true, p.dist.a, i, l, filled_at);
-        check_panel(plan, s, false, p.dist.b, l, j, filled_at);
+        // Panels are stored: a transposed operand's panel is transposed.
+        const auto [ar, ac] = stored_a(p, i, l);
+        const auto [br, bc] = stored_b(p, l, j);
+        EXPECT_EQ(plan.a_panels[s].rows(), std::int64_t(ar.size()));
+        EXPECT_EQ(plan.a_panels[s].cols(), std::int64_t(ac.size()));
+        EXPECT_EQ(plan.b_panels[s].rows(), std::int64_t(br.size()));
+        EXPECT_EQ(plan.b_panels[s].cols(), std::int64_t(bc.size()));
+        check_panel(plan, s, true, p.dist.a, ar, ac, filled_at);
+        check_panel(plan, s, false, p.dist.b, br, bc, filled_at);
       }
     }
   });

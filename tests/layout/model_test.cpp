@@ -149,7 +149,10 @@ std::vector<RankTraffic> brute_traffic(const std::vector<TileZone>& zones, const
           for (std::int64_t l = box.lo[2]; l < box.hi[2]; ++l) {
             const auto ti = o.i.tiles[std::size_t(i)], tj = o.j.tiles[std::size_t(j)],
                        tl = o.k.tiles[std::size_t(l)];
-            a.insert({ti, tl}), b.insert({tl, tj}), c.insert({ti, tj});
+            // Stored tiles: a transposed A's tile under op(A)'s (ti, tl) is (tl, ti).
+            a.insert(d.a_transposed ? std::pair{tl, ti} : std::pair{ti, tl});
+            b.insert(d.b_transposed ? std::pair{tj, tl} : std::pair{tl, tj});
+            c.insert({ti, tj});
           }
     auto count = [&](const std::set<std::pair<std::int64_t, std::int64_t>>& tiles,
                      const MatrixDist& lay, std::int64_t t, double& in, double& foot,
@@ -206,13 +209,21 @@ TEST(Model, TrafficMatchesBruteForce) {
     for (auto a :
          {partition::Algorithm::nrrp3d, partition::Algorithm::grid, partition::Algorithm::column}) {
       const auto zones = partition_ranks(a, partition::Discretization::precise, speeds, e);
-      const auto bc = block_cyclic_distribution(m, n, k, block, g);
-      for (const TileOrder* o : std::vector<const TileOrder*>{&natural, &grouped}) {
-        expect_same_traffic(model_traffic(zones, *o, bc), brute_traffic(zones, *o, bc),
-                            std::string(partition::to_string(a)) + " block-cyclic " + o->name);
-        const auto al = aligned_distribution(zones, *o, m, n, k, t);
-        expect_same_traffic(model_traffic(zones, *o, al), brute_traffic(zones, *o, al),
-                            std::string(partition::to_string(a)) + " aligned " + o->name);
+      // A and B stored as given or transposed (k x m, n x k): counted on the stored matrices.
+      for (const auto& [ta, tb] :
+           {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
+        const std::string ops = std::string(ta ? " A^T" : "") + (tb ? " B^T" : "");
+        const auto bc = block_cyclic_distribution(m, n, k, block, g, ta, tb);
+        EXPECT_EQ(bc.a.rows(), ta ? k : m);
+        EXPECT_EQ(bc.b.cols(), tb ? k : n);
+        for (const TileOrder* o : std::vector<const TileOrder*>{&natural, &grouped}) {
+          expect_same_traffic(
+              model_traffic(zones, *o, bc), brute_traffic(zones, *o, bc),
+              std::string(partition::to_string(a)) + " block-cyclic " + o->name + ops);
+          const auto al = aligned_distribution(zones, *o, m, n, k, t, ta, tb);
+          expect_same_traffic(model_traffic(zones, *o, al), brute_traffic(zones, *o, al),
+                              std::string(partition::to_string(a)) + " aligned " + o->name + ops);
+        }
       }
     }
   }

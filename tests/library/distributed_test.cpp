@@ -238,11 +238,13 @@ TEST(Distributed, ArgumentErrorsOnEveryRank) {
                            B.data(), B.ld, 0.0, C.data(), C.ld);
             }),
             "layout");
+  // Every op is computed across ranks (a square A is the same size stored either way).
   EXPECT_EQ(key_of([&] {
-              cuboid::gemm(context, MPI_COMM_WORLD, layout, cuboid::Op::transpose, cuboid::Op::none,
-                           40, 40, 40, 1.0, A.data(), A.ld, B.data(), B.ld, 0.0, C.data(), C.ld);
+              cuboid::gemm(context, MPI_COMM_WORLD, layout, cuboid::Op::transpose,
+                           cuboid::Op::conjugate_transpose, 40, 40, 40, 1.0, A.data(), A.ld,
+                           B.data(), B.ld, 0.0, C.data(), C.ld);
             }),
-            "unsupported:op_a");
+            "");
   EXPECT_EQ(key_of([&] {
               cuboid::gemm(context, MPI_COMM_NULL, layout, cuboid::Op::none, cuboid::Op::none, 40,
                            40, 40, 1.0, A.data(), A.ld, B.data(), B.ld, 0.0, C.data(), C.ld);
@@ -426,7 +428,8 @@ int main(int argc, char** argv) {
 // Fortran COMPLEX*16 arrays may be).
 template <class T>
 double complex_case(cuboid::Context& context, std::int64_t m, std::int64_t n, std::int64_t k,
-                    std::int64_t nb, bool misaligned, bool through_c) {
+                    std::int64_t nb, bool misaligned, bool through_c, char op_a = 'N',
+                    char op_b = 'N') {
   using Z = std::complex<T>;
   MPI_Comm comm = MPI_COMM_WORLD;
   const int P = size_of(comm), me = rank_of(comm);
@@ -441,7 +444,10 @@ double complex_case(cuboid::Context& context, std::int64_t m, std::int64_t n, st
     for (auto& x : g) x = Z(T(u(rng)), T(u(rng)));
     return g;
   };
-  const auto Ag = global(m, k), Bg = global(k, n), Cg = global(m, n);
+  // As stored: A is k x m when op(A) transposes it, B n x k when op(B) does.
+  const bool ta = op_a != 'N', tb = op_b != 'N';
+  const std::int64_t am = ta ? k : m, an = ta ? m : k, bm = tb ? n : k, bn = tb ? k : n;
+  const auto Ag = global(am, an), Bg = global(bm, bn), Cg = global(m, n);
   auto gidx = [&](std::int64_t i, int p, int procs) {
     return ((i / nb) * procs + p) * nb + i % nb;
   };
@@ -462,7 +468,7 @@ double complex_case(cuboid::Context& context, std::int64_t m, std::int64_t n, st
         L.data[i + j * L.ld] = g[std::size_t(gidx(i, prow, gr) + gidx(j, pcol, gc) * r)];
     return L;
   };
-  Local A = share(Ag, m, k), B = share(Bg, k, n), C = share(Cg, m, n);
+  Local A = share(Ag, am, an), B = share(Bg, bm, bn), C = share(Cg, m, n);
   const Z alpha(T(0.5), T(-1)), beta(T(0.25), T(0.75));
   if (through_c) {
     cuboid_options o;
@@ -475,14 +481,14 @@ double complex_case(cuboid::Context& context, std::int64_t m, std::int64_t n, st
     const cuboid_block_cyclic l{0, 0, nb};
     const auto status =
         std::is_same_v<T, double>
-            ? cuboid_zgemm_distributed(ctx, comm, &l, 'N', 'N', m, n, k, &alpha, A.data, A.ld,
+            ? cuboid_zgemm_distributed(ctx, comm, &l, op_a, op_b, m, n, k, &alpha, A.data, A.ld,
                                        B.data, B.ld, &beta, C.data, C.ld)
-            : cuboid_cgemm_distributed(ctx, comm, &l, 'N', 'N', m, n, k, &alpha, A.data, A.ld,
+            : cuboid_cgemm_distributed(ctx, comm, &l, op_a, op_b, m, n, k, &alpha, A.data, A.ld,
                                        B.data, B.ld, &beta, C.data, C.ld);
     EXPECT_EQ(status, CUBOID_SUCCESS) << cuboid_last_error(ctx);
     cuboid_destroy(ctx);
   } else {
-    cuboid::gemm(context, comm, layout, cuboid::Op::none, cuboid::Op::none, m, n, k, alpha, A.data,
+    cuboid::gemm(context, comm, layout, cuboid::Op(op_a), cuboid::Op(op_b), m, n, k, alpha, A.data,
                  A.ld, B.data, B.ld, beta, C.data, C.ld);
   }
   double worst = 0;
@@ -491,7 +497,10 @@ double complex_case(cuboid::Context& context, std::int64_t m, std::int64_t n, st
       const std::int64_t gi = gidx(i, prow, gr), gj = gidx(j, pcol, gc);
       std::complex<long double> acc = 0;
       for (std::int64_t l = 0; l < k; ++l) {
-        const Z a = Ag[std::size_t(gi + l * m)], b = Bg[std::size_t(l + gj * k)];
+        Z a = ta ? Ag[std::size_t(l + gi * k)] : Ag[std::size_t(gi + l * m)];
+        Z b = tb ? Bg[std::size_t(gj + l * n)] : Bg[std::size_t(l + gj * k)];
+        if (op_a == 'C') a = std::conj(a);
+        if (op_b == 'C') b = std::conj(b);
         acc += std::complex<long double>(a.real(), a.imag()) *
                std::complex<long double>(b.real(), b.imag());
       }
@@ -519,4 +528,17 @@ TEST(Distributed, ComplexThroughBothEntriesAlignedOrNot) {
   }
   EXPECT_LT(complex_case<double>(context, 64, 90, 50, 16, true, true), 16.0);
   EXPECT_LT(complex_case<float>(context, 64, 90, 50, 16, false, true), 16.0);
+}
+
+// Every op(A), op(B): A and B passed as stored (k x m, n x k when transposed), their local
+// extents and leading dimensions those of the stored matrices; the conjugate for 'C'.
+TEST(Distributed, EveryOpPairThroughBothEntries) {
+  cuboid::Context context(host_only());
+  for (char op_a : {'N', 'T', 'C'})
+    for (char op_b : {'N', 'T', 'C'}) {
+      EXPECT_LT(complex_case<double>(context, 37, 29, 41, 8, false, false, op_a, op_b), 16.0)
+          << op_a << op_b;
+      EXPECT_LT(complex_case<float>(context, 37, 29, 41, 8, true, true, op_a, op_b), 16.0)
+          << op_a << op_b;
+    }
 }

@@ -24,6 +24,10 @@ def main():
                     help="some processor ran steps stolen from another's queue")
     ap.add_argument("--metered-within", type=float,
                     help="each rank's metered peak within this fraction of its predicted peak")
+    ap.add_argument("--ops", help="op(A) and op(B) the record must name, e.g. TC")
+    ap.add_argument("--simulate", metavar="SIMULATE_JSON",
+                    help="`cuboid simulate`'s record of the same problem: same ops, same choice, "
+                         "and its predicted bytes per rank are what the run measured")
     a = ap.parse_args()
     j = json.load(open(a.record))
     errors = []
@@ -31,6 +35,21 @@ def main():
     def expect(cond, msg):
         if not cond:
             errors.append(msg)
+
+    if a.ops:
+        got = j["problem"]["trans_a"] + j["problem"]["trans_b"]
+        expect(got == a.ops, f"the record's op(A) op(B) are {got}, not {a.ops}")
+    if a.simulate:
+        s = json.load(open(a.simulate))
+        for key in ("trans_a", "trans_b"):
+            expect(s["problem"].get(key) == j["problem"][key],
+                   f"simulate's {key} {s['problem'].get(key)} != the run's {j['problem'][key]}")
+        expect(s["partition"]["chosen"] == j["rank_partition"]["chosen"],
+               f"simulate chose {s['partition']['chosen']}, the run {j['rank_partition']['chosen']}")
+        for key in ("max", "mean"):
+            sim, got = s["communication"][f"bytes_per_rank_{key}"], j["communication"][f"bytes_per_rank_{key}"]
+            expect(math.isclose(sim, got, rel_tol=1e-12, abs_tol=1e-9),
+                   f"simulate predicts {sim} B per rank ({key}), the run measured {got}")
 
     v = j["validation"]
     expect(v["performed"] and v["passed"], f"validation did not pass: {v}")

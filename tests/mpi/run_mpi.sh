@@ -12,6 +12,17 @@ json="$out/$name.json"
 rm -f "$json"
 here=$(cd "$(dirname "$0")" && pwd)
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# --simulate: `cuboid simulate` of the same arguments and ranks (no MPI) first, its record checked
+# against the run's; its ranks run at 1 GFLOP/s, as small.toml's processor does.
+with_sim=()
+for c in "${checks[@]}"; do
+  with_sim+=("$c")
+  if [[ $c == --simulate ]]; then
+    "$cuboid" simulate "$@" --ranks "$np" --rank-gflops 1 --json "$out/$name.simulate.json" > /dev/null
+    with_sim+=("$out/$name.simulate.json")
+  fi
+done
+checks=("${with_sim[@]}")
 "$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$cuboid" run "$@" --json "$json" > "$out/$name.txt" 2> "$out/$name.err" || {
   rc=$?
   echo "cuboid run failed with status $rc"; cat "$out/$name.txt" "$out/$name.err"; exit 1
