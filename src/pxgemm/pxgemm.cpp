@@ -454,10 +454,11 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
                                               " factors (CUBOID_DECK) for a call on a grid of " +
                                               std::to_string(g.rows * g.cols) + " processes");
     // Operands already in the layout the distributed entry computes in: square blocks of one
-    // size, first block on process (0, 0), sub-matrices from (1, 1), no transpose.
+    // size, first block on process (0, 0), sub-matrices from (1, 1). A transposed operand is
+    // read as stored, as the entry lays it out.
     const int nb = Cd[MB_];
-    const bool in_place = nota && notb && !rt->check && ai == 0 && aj == 0 && bi == 0 && bj == 0 &&
-                          ci == 0 && cj == 0 && Cd[NB_] == nb && Ad[MB_] == nb && Ad[NB_] == nb &&
+    const bool in_place = !rt->check && ai == 0 && aj == 0 && bi == 0 && bj == 0 && ci == 0 &&
+                          cj == 0 && Cd[NB_] == nb && Ad[MB_] == nb && Ad[NB_] == nb &&
                           Bd[MB_] == nb && Bd[NB_] == nb && Ad[RSRC_] == 0 && Ad[CSRC_] == 0 &&
                           Bd[RSRC_] == 0 && Bd[CSRC_] == 0 && Cd[RSRC_] == 0 && Cd[CSRC_] == 0 &&
                           Ad[IMB_] == nb && Ad[INB_] == nb && Bd[IMB_] == nb && Bd[INB_] == nb &&
@@ -478,7 +479,7 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
           });
     } else if (in_place) {
       path = "in place";
-      cuboid::gemm(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, a, Ad[LLD_], b,
+      cuboid::gemm(*rt->context, comm, layout, Op(ta), Op(tb), m, n, k, al, a, Ad[LLD_], b,
                    Bd[LLD_], be, c, Cd[LLD_]);
       received = rt->context->last_call().received_bytes;
       partition = rt->context->last_call().rank_partition;

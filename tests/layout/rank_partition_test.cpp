@@ -81,7 +81,9 @@ TEST(RankPartition, MemoryLimitRefusesCandidatesThatDoNotFit) {
   int refused = 0;
   for (const auto& c : limited.candidates) {
     EXPECT_EQ(c.fits, c.peak_bytes <= req.memory_limit_bytes) << c.name;
-    if (c.name == limited.name) EXPECT_TRUE(c.fits);
+    if (c.name == limited.name) {
+      EXPECT_TRUE(c.fits);
+    }
     refused += !c.fits;
   }
   EXPECT_GT(refused, 0);
