@@ -14,8 +14,8 @@ namespace {
 using partition::TileBox;
 using partition::TileZone;
 
-constexpr std::pair<bool, bool> kTransposes[] = {{false, false}, {true, false}, {false, true},
-                                                 {true, true}};
+constexpr std::pair<bool, bool> kTransposes[] = {
+    {false, false}, {true, false}, {false, true}, {true, true}};
 
 TEST(Distribution, BlockCyclicLaysOutTheStoredMatrices) {
   const std::int64_t m = 67, n = 45, k = 53, block = 12;
@@ -43,8 +43,9 @@ TEST(Distribution, BlockCyclicLaysOutTheStoredMatrices) {
     EXPECT_EQ(st.rows(), ta ? op.cols() : op.rows());
     for (std::int64_t i = op.i0; i < op.i1; ++i)
       for (std::int64_t l = op.j0; l < op.j1; ++l)
-        EXPECT_EQ(d.a.owner(ta ? l : i, ta ? i : l),
-                  g.rank_of(int(((ta ? l : i) / block) % g.rows), int(((ta ? i : l) / block) % g.cols)));
+        EXPECT_EQ(
+            d.a.owner(ta ? l : i, ta ? i : l),
+            g.rank_of(int(((ta ? l : i) / block) % g.rows), int(((ta ? i : l) / block) % g.cols)));
     // Pieces of the stored rectangle cover it once, each with its owner.
     std::int64_t covered = 0;
     d.a.for_each_piece(st, [&](const exec::Rect& q, int owner) {
