@@ -1,0 +1,98 @@
+// Distributions of stored transposed operands: a transposed A is the k x m matrix it is stored
+// as, laid out as that matrix (as ScaLAPACK's descriptor of it says), in both layouts.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "layout/distribution.hpp"
+
+namespace cuboid::dist {
+namespace {
+
+using partition::TileBox;
+using partition::TileZone;
+
+constexpr std::pair<bool, bool> kTransposes[] = {
+    {false, false}, {true, false}, {false, true}, {true, true}};
+
+TEST(Distribution, BlockCyclicLaysOutTheStoredMatrices) {
+  const std::int64_t m = 67, n = 45, k = 53, block = 12;
+  const ProcessGrid g{2, 3};
+  for (const auto& [ta, tb] : kTransposes) {
+    const Distribution d = block_cyclic_distribution(m, n, k, block, g, ta, tb);
+    EXPECT_EQ(d.a_transposed, ta);
+    EXPECT_EQ(d.b_transposed, tb);
+    EXPECT_EQ(d.depth(), k);
+    // Stored extents, and each one's local arrays as ScaLAPACK's NUMROC gives them.
+    const std::int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+    EXPECT_EQ(d.a.rows(), ar);
+    EXPECT_EQ(d.a.cols(), ac);
+    EXPECT_EQ(d.b.rows(), br);
+    EXPECT_EQ(d.b.cols(), bc);
+    for (int r = 0; r < g.size(); ++r) {
+      EXPECT_EQ(d.a.local_size(r), numroc(ar, block, g.row_of(r), 0, g.rows) *
+                                       numroc(ac, block, g.col_of(r), 0, g.cols));
+      EXPECT_EQ(d.b.local_size(r), numroc(br, block, g.row_of(r), 0, g.rows) *
+                                       numroc(bc, block, g.col_of(r), 0, g.cols));
+    }
+    // A rectangle of op(A) lies transposed in a transposed A, and its owner is the stored one's.
+    const exec::Rect op{3, 20, 5, 31};
+    const exec::Rect st = d.stored_a(op);
+    EXPECT_EQ(st.rows(), ta ? op.cols() : op.rows());
+    for (std::int64_t i = op.i0; i < op.i1; ++i)
+      for (std::int64_t l = op.j0; l < op.j1; ++l)
+        EXPECT_EQ(
+            d.a.owner(ta ? l : i, ta ? i : l),
+            g.rank_of(int(((ta ? l : i) / block) % g.rows), int(((ta ? i : l) / block) % g.cols)));
+    // Pieces of the stored rectangle cover it once, each with its owner.
+    std::int64_t covered = 0;
+    d.a.for_each_piece(st, [&](const exec::Rect& q, int owner) {
+      covered += q.rows() * q.cols();
+      EXPECT_EQ(owner, d.a.owner(q.i0, q.j0));
+      EXPECT_EQ(owner, d.a.owner(q.i1 - 1, q.j1 - 1));
+    });
+    EXPECT_EQ(covered, op.rows() * op.cols());
+  }
+}
+
+// Aligned: every stored tile of A and B is owned by a rank whose zone uses the op tile above it,
+// and the ranks' storage holds each element once.
+TEST(Distribution, AlignedPlacesStoredTilesWhereTheZonesUseThem) {
+  const std::int64_t m = 67, n = 45, k = 53, t = 16;
+  const TileOrder o = natural_order(m, n, k, t);
+  // Three ranks: k split between ranks 0 and 1 over the first rows, rank 2 the remaining rows.
+  const std::vector<TileZone> zones{{TileBox{{0, 0, 0}, {3, 3, 2}}},
+                                    {TileBox{{0, 0, 2}, {3, 3, 4}}},
+                                    {TileBox{{3, 0, 0}, {5, 3, 4}}}};
+  auto users = [&](std::int64_t x, std::int64_t y, int ax, int ay) {
+    std::set<int> u;
+    for (int r = 0; r < 3; ++r)
+      for (const auto& b : zones[std::size_t(r)])
+        if (b.lo[ax] <= x && x < b.hi[ax] && b.lo[ay] <= y && y < b.hi[ay]) u.insert(r);
+    return u;
+  };
+  for (const auto& [ta, tb] : kTransposes) {
+    const Distribution d = aligned_distribution(zones, o, m, n, k, t, ta, tb);
+    EXPECT_EQ(d.a.rows(), ta ? k : m);
+    EXPECT_EQ(d.b.rows(), tb ? n : k);
+    for (std::int64_t x = 0; x < o.i.size(); ++x)
+      for (std::int64_t l = 0; l < o.k.size(); ++l) {
+        const int owner = ta ? d.a.owner(l * t, x * t) : d.a.owner(x * t, l * t);
+        EXPECT_TRUE(users(x, l, 0, 2).count(owner)) << "A tile " << x << "," << l;
+      }
+    for (std::int64_t l = 0; l < o.k.size(); ++l)
+      for (std::int64_t y = 0; y < o.j.size(); ++y) {
+        const int owner = tb ? d.b.owner(y * t, l * t) : d.b.owner(l * t, y * t);
+        EXPECT_TRUE(users(y, l, 1, 2).count(owner)) << "B tile " << l << "," << y;
+      }
+    std::int64_t a = 0, b = 0;
+    for (int r = 0; r < 3; ++r) a += d.a.local_size(r), b += d.b.local_size(r);
+    EXPECT_EQ(a, m * k);
+    EXPECT_EQ(b, k * n);
+  }
+}
+
+}  // namespace
+}  // namespace cuboid::dist
