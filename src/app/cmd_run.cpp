@@ -42,6 +42,7 @@ struct RunOptions {
   std::string json;
   bool json_given = false;
   exec::Fault fault = exec::Fault::none;
+  bool dry_run = false;
 };
 
 // FNV-1a over the 64-bit words of C: equal hashes across runs mean (up to collisions) bitwise
@@ -68,11 +69,17 @@ std::string describe_problem(const deck::Problem& pr) {
 
 // Host memory for A, B, C, the original C (for repetitions and validation) and the check's own;
 // refuses a problem that would not fit. Returns the bytes.
+// Host bytes of A, B, C, C0 and, when validating, the check's own.
+double matrices_bytes(const deck::Deck& d, std::size_t elem) {
+  const auto& pr = d.problem;
+  return double(elem) * (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
+                         2.0 * double(pr.m) * double(pr.n)) +
+         (d.run.validate ? exec::validation_bytes(pr.m, pr.n, pr.k, elem) : 0.0);
+}
+
 double require_matrices_fit(const deck::Deck& d, std::size_t elem) {
   const auto& pr = d.problem;
-  const double bytes = double(elem) * (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
-                                       2.0 * double(pr.m) * double(pr.n)) +
-                       (d.run.validate ? exec::validation_bytes(pr.m, pr.n, pr.k, elem) : 0.0);
+  const double bytes = matrices_bytes(d, elem);
   require_host_memory(
       bytes, d.at("problem.m"),
       describe_problem(pr) + " with A, B and C" + (d.run.validate ? " and its check" : ""),
@@ -226,11 +233,51 @@ void validate_into(report::RunRecord& rec, const Matrices<Scalar>& x, const deck
         v.failed, v.worst_i, v.worst_j, v.error, v.bound);
 }
 
+// A dry run's report: the partition, each processor's share and predicted time, and the memory
+// the run would take.
+template <class Scalar>
+void print_dry_run(const deck::Deck& d, const PartitionChoice& choice,
+                   const pipeline::LocalMultiply<Scalar>& lm, const pipeline::LocalPlan& plan,
+                   const std::vector<platform::Speed>& speeds, double matrices) {
+  const auto& pr = d.problem;
+  std::cout << fmt::format(
+      "dry run    {}: the partition and its prediction; no matrix made, nothing multiplied\n",
+      describe_problem(pr));
+  std::cout << fmt::format(
+      "partition  {} + {}{}\n", partition::to_string(choice.algorithm),
+      partition::to_string(choice.discretization),
+      d.partition.is_auto() ? " (chosen by partition.algorithm = \"auto\")" : "");
+  const double total = std::accumulate(plan.speeds.begin(), plan.speeds.end(), 0.0);
+  const auto& procs = lm.processors();
+  for (std::size_t q = 0; q < procs.size(); ++q)
+    std::cout << fmt::format(
+        "processor  {:<12} {:>9.2f} GFLOP/s ({}), {:5.1f}% of the speed, "
+        "model {:.4g} s\n",
+        procs[q].name, speeds[q].gflops, speeds[q].source,
+        total > 0 ? 100 * plan.speeds[q] / total : 0.0,
+        q < plan.prediction.seconds.size() ? plan.prediction.seconds[q] : 0.0);
+  std::cout << fmt::format("time       {:.4g} s predicted ({} speed model), reduction {:.4g} s\n",
+                           plan.prediction.total_s,
+                           lm.options().rates.empty() ? "flops" : "flops+link",
+                           plan.prediction.reduction_s);
+  const auto buffers = lm.host_buffers({plan});
+  const double available = double(host_memory_available());
+  // The same 90 % rule the run applies before it allocates.
+  const bool fits = matrices + buffers.total() <= 0.9 * available;
+  std::cout << fmt::format(
+      "memory     {} of host memory: A, B, C and C0{} {}, partial C {}, staging and copying "
+      "processors' buffers {}; {} available here{}\n",
+      human_bytes(matrices + buffers.total()), d.run.validate ? " with the check's" : "",
+      human_bytes(matrices), human_bytes(buffers.partial_bytes), human_bytes(buffers.copying_bytes),
+      human_bytes(available), fits ? "" : ": a run here would be refused");
+}
+
 template <class Scalar>
 void run_deck(const deck::Deck& d, const RunOptions& opt) {
   const auto& pr = d.problem;
   const std::size_t elem = sizeof(Scalar);
-  const double matrices = require_matrices_fit(d, elem);
+  // A dry run makes no matrix: it predicts for a machine that may not be this one.
+  const double matrices = opt.dry_run ? matrices_bytes(d, elem) : require_matrices_fit(d, elem);
   const auto specs = processors_of(d);
   pipeline::Product product{pr.m,
                             pr.n,
@@ -270,6 +317,10 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
     throw Error(
         "--inject-fault drop-task: no tile task can be left out without also leaving out "
         "beta (the problem is one tile deep): use problem.k > problem.tile or beta = 1");
+  if (opt.dry_run) {
+    print_dry_run(d, choice, lm, plan, speeds, matrices);
+    return;
+  }
   require_buffers_fit(d, matrices, lm.host_buffers({plan}));
 
   Matrices<Scalar> x = make_matrices<Scalar>(pr);
@@ -340,15 +391,25 @@ void add_run_command(CLI::App& app) {
                   "(one element of C is changed after the GEMMs); the run must then fail "
                   "validation (exit status 3)")
       ->check(CLI::IsMember({"none", "drop-task", "corrupt"}));
+  CLI::Option* dry = cmd->add_flag(
+      "--dry-run", opt->dry_run,
+      "Partition and predict without multiplying: the partition (under mpirun the rank "
+      "partition), each processor's or rank's share, the predicted time, bytes and memory; no "
+      "matrix is made and no record written");
+  dry->excludes(json);
   cmd->callback([opt, json, fault] {
     opt->json_given = json->count() > 0;
     opt->fault = *exec::parse_fault(*fault);
+    if (opt->dry_run && opt->fault != exec::Fault::none)
+      throw CLI::ValidationError(
+          "--inject-fault", "tests the validation of a product, which a --dry-run does not make");
 #if CUBOID_ENABLE_MPI
     // Started by mpirun: the distributed pipeline (src/dist), which loads the deck itself so
     // that only rank 0 reports a bad one.
     if (dist::launched_by_mpi()) {
-      if (const int rc = run_distributed_command(
-              opt->deck, opt->overrides, opt->json_given ? &opt->json : nullptr, opt->fault))
+      if (const int rc = run_distributed_command(opt->deck, opt->overrides,
+                                                 opt->json_given ? &opt->json : nullptr, opt->fault,
+                                                 opt->dry_run))
         throw CLI::RuntimeError(rc);
       return;
     }

@@ -184,14 +184,12 @@ report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
   return rec;
 }
 
-// The lines the distributed run adds to the summary: layout, rank partition, a row per rank.
-void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
-                 const dist::CommSummary& model_sum, bool model_agrees, double elem) {
+// The layout and the rank partition: what was chosen, the runners-up, and the candidates the
+// memory limit refused although they would have received less.
+void print_partition(const dist::DistSettings& s, const dist::DistOutcome& out,
+                     const dist::CommSummary& model_sum, double elem) {
   const auto& rank_part = out.partition;
   const int P = out.ranks;
-  const double total_tasks = double(rank_part.order.i.size()) * double(rank_part.order.j.size()) *
-                             double(rank_part.order.k.size());
-  const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
   const int idle = int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0));
   const std::string layout =
       s.aligned
@@ -213,6 +211,26 @@ void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
         rank_part.candidates[c].name, rank_part.candidates[c].predicted_s,
         rank_part.candidates[c].received_max * elem, rank_part.candidates[c].peak_bytes,
         rank_part.candidates[c].fits ? "" : " (over the limit)");
+}
+
+void print_refused(const dist::RankPartition& rank_part, const dist::CommSummary& model_sum,
+                   double elem) {
+  for (const auto& c : rank_part.candidates)
+    if (!c.fits && c.received_max < model_sum.received_max)
+      std::cout << fmt::format(
+          "refused    {}: would receive {:.4g} B at most, but its predicted peak {} exceeds the "
+          "limit\n",
+          c.name, c.received_max * elem, human_bytes(c.peak_bytes));
+}
+
+// The lines the distributed run adds to the summary: layout, rank partition, a row per rank.
+void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
+                 const dist::CommSummary& model_sum, bool model_agrees, double elem) {
+  const auto& rank_part = out.partition;
+  const double total_tasks = double(rank_part.order.i.size()) * double(rank_part.order.j.size()) *
+                             double(rank_part.order.k.size());
+  const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
+  print_partition(s, out, model_sum, elem);
   double peak = 0;
   for (const auto& r : out.per_rank) peak = std::max(peak, r.memory.predicted_peak_bytes);
   double metered = 0, validating = 0, resident = 0;
@@ -226,12 +244,7 @@ void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
       "validation); resident peak {} above the start\n",
       human_bytes(rank_part.memory_limit_bytes), s.memory_limit_origin, human_bytes(peak),
       human_bytes(metered), human_bytes(validating), human_bytes(resident));
-  for (const auto& c : rank_part.candidates)
-    if (!c.fits && c.received_max < model_sum.received_max)
-      std::cout << fmt::format(
-          "refused    {}: would receive {:.4g} B at most, but its predicted peak {} exceeds the "
-          "limit\n",
-          c.name, c.received_max * elem, human_bytes(c.peak_bytes));
+  print_refused(rank_part, model_sum, elem);
   std::cout << fmt::format(
       "{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "rank",
       "GFLOP/s", "target", "share", "pieces", "exch s", "comp s", "red s", "recv (MPI)", "model",
@@ -397,7 +410,8 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
 
 // Refuses, before anything is allocated, what would not fit: on rank 0 the rank partition, on
 // every rank its share of A, B, C0 and C (ranks on one node share its memory).
-void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std::size_t elem) {
+void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std::size_t elem,
+                       bool dry_run) {
   const auto& pr = d.problem;
   const int P = comm.size();
   const std::int64_t M = ceil_div(pr.m, pr.tile), N = ceil_div(pr.n, pr.tile),
@@ -415,12 +429,14 @@ void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std:
                        (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
                         2.0 * double(pr.m) * double(pr.n)) /
                        double(P);
-  require_host_memory(share * local, d.at("problem.m"),
-                      "m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) +
-                          " k=" + std::to_string(pr.k) + " (" + deck::to_string(pr.precision) +
-                          ") over " + std::to_string(P) + " ranks, " + std::to_string(int(local)) +
-                          " of them on this node, with A, B and C",
-                      "use smaller problem.m, problem.n, problem.k or more nodes");
+  // A dry run makes no matrix: it predicts for a machine that may not be this one.
+  if (!dry_run)
+    require_host_memory(share * local, d.at("problem.m"),
+                        "m=" + std::to_string(pr.m) + " n=" + std::to_string(pr.n) +
+                            " k=" + std::to_string(pr.k) + " (" + deck::to_string(pr.precision) +
+                            ") over " + std::to_string(P) + " ranks, " +
+                            std::to_string(int(local)) + " of them on this node, with A, B and C",
+                        "use smaller problem.m, problem.n, problem.k or more nodes");
   // Every candidate holds at least the rank's blocks and C0: a smaller limit is refused before
   // calibration (the rank partition names the exact minimum once the speeds are known).
   if (d.mpi.memory_limit_mib > 0 && d.mpi.memory_limit_mib * 1048576.0 < share)
@@ -430,9 +446,37 @@ void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std:
                             d.mpi.memory_limit_mib, share / 1048576.0, pr.m, pr.n, pr.k, P));
 }
 
+// A dry run's report: the rank partition and each rank's predicted traffic and memory.
+void print_dry_run(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOutcome& out,
+                   double elem) {
+  const auto& pr = d.problem;
+  const auto& rank_part = out.partition;
+  const auto model_sum = dist::summarize(rank_part.traffic, pr.m, pr.n, pr.k);
+  std::cout << fmt::format(
+      "dry run    m={} n={} k={}, tile {}, {}, op(A) {} op(B) {}, {} ranks: the rank partition "
+      "and its prediction; no matrix made, nothing multiplied\n",
+      pr.m, pr.n, pr.k, pr.tile, deck::to_string(pr.precision), char(pr.trans_a), char(pr.trans_b),
+      out.ranks);
+  print_partition(s, out, model_sum, elem);
+  const auto& peaks = rank_part.peak_bytes;
+  const auto most = std::max_element(peaks.begin(), peaks.end());
+  const auto least = std::min_element(peaks.begin(), peaks.end());
+  std::cout << fmt::format(
+      "memory     limit {} per rank ({}); predicted peak {} at most (rank {}), {} at least "
+      "(rank {}), with the engines' buffers on top\n",
+      rank_part.memory_limit_bytes > 0 ? human_bytes(rank_part.memory_limit_bytes) : "none",
+      s.memory_limit_origin, human_bytes(most == peaks.end() ? 0.0 : *most), most - peaks.begin(),
+      human_bytes(least == peaks.end() ? 0.0 : *least), least - peaks.begin());
+  print_refused(rank_part, model_sum, elem);
+  std::cout << fmt::format(
+      "traffic    received per rank: {:.4g} B at most, {:.4g} B on average (the model's, exact "
+      "for a run)\n",
+      model_sum.received_max * elem, model_sum.received_mean * elem);
+}
+
 template <class Scalar>
 int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::string* json,
-             exec::Fault fault) {
+             exec::Fault fault, bool dry_run) {
   dist::RankProcessors<Scalar> procs;
   std::unique_ptr<pipeline::LocalMultiply<Scalar>> local;
   std::exception_ptr failure;
@@ -440,7 +484,7 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
   std::ostringstream quiet;
   std::ostream& progress = comm.rank() == 0 ? std::cerr : quiet;
   try {
-    check_rank_memory(d, comm, sizeof(Scalar));
+    check_rank_memory(d, comm, sizeof(Scalar), dry_run);
     const auto specs = processors_of(d);
     Stopwatch clock;
     procs.speeds = speeds_for<Scalar>(d, specs, false, progress);
@@ -457,11 +501,16 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
   }
   comm.agree(failure);
   dist::DistSettings s = settings_of(d, fault);
+  s.dry_run = dry_run;
   s.rank_info = report::to_json(report::this_process());
   const auto out = dist::run_distributed<Scalar>(s, comm, procs, [&](const std::string& key) {
     if (key == "platform.speeds") return speeds_origin(d, procs.speeds);
     return key == "mpi.rank_speeds" || key == "problem.tile" ? d.at(key) : d.location(key);
   });
+  if (dry_run) {
+    if (comm.rank() == 0) print_dry_run(d, s, out, double(sizeof(Scalar)));
+    return 0;
+  }
   if (comm.rank() == 0) {
     const double flops = gemm_flops(scalar_type_of<Scalar>(), s.m, s.n, s.k);
     for (std::size_t r = 0; r < out.times_s.size(); ++r)
@@ -476,7 +525,7 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
 }  // namespace
 
 int run_distributed_command(const std::string& deck_path, const std::vector<std::string>& overrides,
-                            const std::string* json, exec::Fault fault) {
+                            const std::string* json, exec::Fault fault, bool dry_run) {
   dist::MpiSession mpi;
   dist::Communicator comm;
   try {
@@ -492,8 +541,9 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     }
     comm.agree(failure);
     KokkosSession kokkos;
-    return with_scalar(d.problem.precision,
-                       [&](auto zero) { return run_rank<decltype(zero)>(d, comm, json, fault); });
+    return with_scalar(d.problem.precision, [&](auto zero) {
+      return run_rank<decltype(zero)>(d, comm, json, fault, dry_run);
+    });
   } catch (const dist::CollectiveFailure& f) {
     if (comm.rank() == 0)
       std::cerr << "cuboid: error" << (f.origin != 0 ? fmt::format(" (rank {})", f.origin) : "")

@@ -108,6 +108,7 @@ class RankRun {
     exec::meter::reset_peaks();
     share_speeds();
     choose_partition();
+    if (s_.dry_run) return std::move(out_);
     plan_pieces();
     drop_task_if_asked();
     make_matrices();

@@ -62,6 +62,9 @@ struct DistSettings {
   // For testing validation: drop-task leaves one tile task of the lowest rank with work out;
   // corrupt changes C(0, 0) on its owner after the last repetition (exec/fault.hpp).
   exec::Fault fault = exec::Fault::none;
+  // Stop once the rank partition is chosen (and with it each rank's predicted traffic and
+  // memory): no matrix is made, nothing multiplied.
+  bool dry_run = false;
 };
 
 // The caller's matrices for a DistributedProduct, in the block-cyclic layout its settings

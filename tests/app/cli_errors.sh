@@ -31,5 +31,17 @@ expect_error tasks 1 "2 processors but only 1 tile" -- run "$work/one-tile.toml"
 expect_error missing 1 "cannot open the deck" -- run "$work/absent.toml" --json "$work/out.json"
 expect_error override 1 "--set problem.tile=0: problem.tile: 0 is out of range" -- run "$work/one-tile.toml" --set problem.n=4 --set problem.tile=0 --json "$work/out.json"
 expect_error flag 109 "The following argument was not expected" -- run "$work/bad-type.toml" --bogus
+expect_error dry_json 108 "--json excludes --dry-run" -- run "$work/one-tile.toml" --dry-run --json "$work/out.json"
+expect_error dry_fault 105 "--inject-fault: tests the validation of a product, which a --dry-run does not make" -- run "$work/one-tile.toml" --dry-run --inject-fault corrupt
+# A dry run of a deck too large for this machine predicts it, says a run would be refused, and
+# makes nothing: exit 0, no record, no result.
+out=$("$cuboid" run "$work/too-big.toml" --dry-run 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "^dry run " <<<"$out" || ! grep -q "^memory .*a run here would be refused" <<<"$out" ||
+  grep -q "^rate\|^validation" <<<"$out"; then
+  echo "FAIL dry_run_too_big: exit $rc"; echo "$out"; failures=$((failures + 1))
+else
+  echo "ok dry_run_too_big"
+fi
 echo "$failures failed"
 [ $failures -eq 0 ]

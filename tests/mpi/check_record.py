@@ -3,6 +3,7 @@
 import argparse
 import json
 import math
+import re
 import sys
 
 
@@ -25,6 +26,9 @@ def main():
     ap.add_argument("--metered-within", type=float,
                     help="each rank's metered peak within this fraction of its predicted peak")
     ap.add_argument("--ops", help="op(A) and op(B) the record must name, e.g. TC")
+    ap.add_argument("--dry-run", metavar="DRY_RUN_TEXT",
+                    help="the output of `cuboid run --dry-run` of the same problem: it chose the same "
+                         "rank partition, predicted the bytes the run received, and made nothing")
     ap.add_argument("--simulate", metavar="SIMULATE_JSON",
                     help="`cuboid simulate`'s record of the same problem: same ops, same choice, "
                          "and its predicted bytes per rank are what the run measured")
@@ -36,6 +40,17 @@ def main():
         if not cond:
             errors.append(msg)
 
+    if a.dry_run:
+        text = open(a.dry_run).read()
+        chosen = re.search(r"^rank part\. (.*) \((auto|given)", text, re.M)
+        traffic = re.search(r"^traffic +received per rank: (\S+) B at most", text, re.M)
+        expect(chosen and chosen.group(1) == j["rank_partition"]["chosen"],
+               f"the dry run chose {chosen and chosen.group(1)}, the run {j['rank_partition']['chosen']}")
+        got = j["communication"]["bytes_per_rank_max"]
+        expect(traffic and math.isclose(float(traffic.group(1)), got, rel_tol=1e-3, abs_tol=1e-9),
+               f"the dry run predicted {traffic and traffic.group(1)} B per rank at most, the run received {got}")
+        expect(re.search(r"^(rate|validation|time) ", text, re.M) is None,
+               "the dry run printed something that looks like a result")
     if a.ops:
         got = j["problem"]["trans_a"] + j["problem"]["trans_b"]
         expect(got == a.ops, f"the record's op(A) op(B) are {got}, not {a.ops}")

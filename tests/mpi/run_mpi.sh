@@ -23,6 +23,16 @@ for c in "${checks[@]}"; do
   fi
 done
 checks=("${with_sim[@]}")
+# --dry-run: `cuboid run --dry-run` of the same arguments first (it must make nothing and exit
+# 0); check_record.py compares its prediction with what the run measured.
+for i in "${!checks[@]}"; do
+  if [[ ${checks[$i]} == --dry-run ]]; then
+    "$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$cuboid" run "$@" --dry-run > "$out/$name.dry.txt" 2>&1 || {
+      echo "cuboid run --dry-run failed"; cat "$out/$name.dry.txt"; exit 1
+    }
+    checks[$i]="--dry-run=$out/$name.dry.txt"
+  fi
+done
 "$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$cuboid" run "$@" --json "$json" > "$out/$name.txt" 2> "$out/$name.err" || {
   rc=$?
   echo "cuboid run failed with status $rc"; cat "$out/$name.txt" "$out/$name.err"; exit 1
