@@ -170,16 +170,3 @@ TEST(OpsAcrossRanks, ComplexDouble) { every_op_pair<Kokkos::complex<double>>(); 
 
 }  // namespace
 }  // namespace cuboid::dist
-
-int main(int argc, char** argv) {
-  cuboid::dist::MpiSession mpi;
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  // One report, from rank 0; every rank runs every case (they are collective).
-  if (cuboid::dist::world().rank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  const int rc = RUN_ALL_TESTS();
-  return cuboid::dist::world().allreduce_max(double(rc)) > 0 ? 1 : 0;
-}

@@ -141,17 +141,3 @@ TYPED_TEST(DistValidate, BetaZeroIgnoresANaNStartingC) {
 
 }  // namespace
 }  // namespace cuboid::dist
-
-int main(int argc, char** argv) {
-  cuboid::dist::MpiSession mpi;
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  // One report, from rank 0; every rank still runs every test (the checks are collective).
-  if (cuboid::dist::world().rank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  const int rc = RUN_ALL_TESTS();
-  // Any rank failing fails the test.
-  return cuboid::dist::world().allreduce_max(double(rc)) > 0 ? 1 : 0;
-}
