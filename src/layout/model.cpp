@@ -126,6 +126,7 @@ std::vector<RankTraffic> model_traffic(const std::vector<partition::TileZone>& z
       t[r].tasks += b.volume();
       const exec::Rect c = c_panel(order, b);
       t[r].flops += 2.0 * double(c.rows()) * double(c.cols()) * double(a_panel(order, b).cols());
+      t[r].c_boxes += double(c.rows()) * double(c.cols());
     }
     const int ri = int(r);
     charge(disjoint_union(pa), ca, a_rows, a_cols, ri, t, &RankTraffic::a_in, &RankTraffic::a_out,
@@ -173,7 +174,7 @@ RankMemoryModel predict_rank_memory(const RankTraffic& t, const Distribution& di
   m.messages = t.a_in + t.b_in + t.c_in + t.a_out + t.b_out + t.c_out;
   const bool c_stays =
       t.c_in == 0 && t.c_out == 0 && dist.c.kind() == MatrixDist::Kind::block_cyclic;
-  if (!c_stays) m.partial_c = t.c_foot;
+  if (!c_stays) m.partial_c = t.c_boxes;
   const double s = double(std::max(1, slabs));
   m.panels = (t.a_in > 0 ? t.a_foot / s : 0.0) + (t.b_in > 0 ? t.b_foot / s : 0.0);
   return m;

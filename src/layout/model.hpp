@@ -31,6 +31,9 @@ struct RankTraffic {
   double a_out = 0, b_out = 0, c_out = 0;
   // Elements of the zone's projections, owned or not.
   double a_foot = 0, b_foot = 0, c_foot = 0;
+  // Elements of the boxes' C panels, each box apart: a zone's partial C is one block per box
+  // (boxes stacked along k each hold their own), not the footprint's union.
+  double c_boxes = 0;
   double tasks = 0;  // tile tasks of the zone
   double flops = 0;  // 2 * elements of the zone's boxes
   double moved() const { return a_in + b_in + c_out; }

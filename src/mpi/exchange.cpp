@@ -33,6 +33,8 @@ Exchange<Scalar>::Exchange(const Communicator& comm, CommPlan plan, const Distri
   for (const auto& stage : plan_.incoming) incoming_.push_back(buffers_for<Scalar>(stage));
   outgoing_ = buffers_for<Scalar>(plan_.outgoing);
   c_out_ = buffers_for<Scalar>(plan_.c_out);
+  // This rank's own partials are added into its C straight from the boxes (reduce): no buffer.
+  if (plan_.self_c >= 0) Buffer().swap(c_out_[std::size_t(plan_.self_c)]);
   c_in_ = buffers_for<Scalar>(plan_.c_in);
   stage_requests_.resize(plan_.incoming.size());
   c_requests_.resize(std::size_t(comm.size()));
@@ -152,25 +154,27 @@ void Exchange<Scalar>::inputs_for(int s, const Storage& A_local, const Storage& 
 
 // The sum of this rank's boxes' partials (box order) for each segment of a partial C message.
 template <class Scalar>
+Scalar Exchange<Scalar>::partial(const CommPlan::Segment& seg, const std::vector<Matrix>& box_c,
+                                 std::int64_t r, std::int64_t c) const {
+  const CommPlan::CTile& ct = plan_.c_tiles[std::size_t(seg.carry)];
+  Scalar v = 0;
+  bool first = true;
+  for (int bi : ct.boxes) {
+    const exec::Rect& bp = plan_.box_panels[std::size_t(bi)];
+    const Scalar x = box_c[std::size_t(bi)](ct.i0 - bp.i0 + seg.pi + r, ct.j0 - bp.j0 + seg.pj + c);
+    v = first ? x : v + x;
+    first = false;
+  }
+  return v;
+}
+
+template <class Scalar>
 void Exchange<Scalar>::sum_partials(const Message& msg, const std::vector<Matrix>& box_c,
                                     Buffer& buffer) const {
   std::size_t pos = 0;
-  for (const auto& seg : msg.a) {
-    const CommPlan::CTile& ct = plan_.c_tiles[std::size_t(seg.carry)];
+  for (const auto& seg : msg.a)
     for (std::int64_t c = 0; c < seg.cols; ++c)
-      for (std::int64_t r = 0; r < seg.rows; ++r) {
-        Scalar v = 0;
-        bool first = true;
-        for (int bi : ct.boxes) {
-          const exec::Rect& bp = plan_.box_panels[std::size_t(bi)];
-          const Scalar x =
-              box_c[std::size_t(bi)](ct.i0 - bp.i0 + seg.pi + r, ct.j0 - bp.j0 + seg.pj + c);
-          v = first ? x : v + x;
-          first = false;
-        }
-        buffer[pos++] = v;
-      }
-  }
+      for (std::int64_t r = 0; r < seg.rows; ++r) buffer[pos++] = partial(seg, box_c, r, c);
 }
 
 template <class Scalar>
@@ -187,12 +191,11 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Storage& C
   const int me = comm_.rank();
   for (std::size_t m = 0; m < plan_.c_out.size(); ++m) {
     const Message& msg = plan_.c_out[m];
+    if (msg.peer == me) continue;
     sum_partials(msg, box_c, c_out_[m]);
-    if (msg.peer != me) {
-      comm_.isend(c_out_[m].data(), c_out_[m].size() * sizeof(Scalar), msg.peer, CommPlan::c_tag,
-                  send_requests_);
-      counters_.c_sent += double(msg.a_elems) * sz;
-    }
+    comm_.isend(c_out_[m].data(), c_out_[m].size() * sizeof(Scalar), msg.peer, CommPlan::c_tag,
+                send_requests_);
+    counters_.c_sent += double(msg.a_elems) * sz;
   }
 
   // beta = 0 must not multiply: it has to clear NaN and Inf in the old C.
@@ -202,12 +205,21 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Storage& C
 
   const MatrixDist& L = dist_.c;
   for (int s = 0; s < comm_.size(); ++s) {
+    if (s == me) {
+      // In rank order among the others' partials, summed over the boxes as a message would be.
+      if (plan_.self_c >= 0)
+        for (const auto& seg : plan_.c_out[std::size_t(plan_.self_c)].a) {
+          Scalar* dst = C_local.data() + L.offset(seg.gi, seg.gj);
+          const std::int64_t ld = L.ld(seg.gi, seg.gj);
+          for (std::int64_t c = 0; c < seg.cols; ++c)
+            for (std::int64_t r = 0; r < seg.rows; ++r)
+              dst[r + c * ld] += partial(seg, box_c, r, c);
+        }
+      continue;
+    }
     const Message* msg = nullptr;
     const Buffer* buffer = nullptr;
-    if (s == me) {
-      if (plan_.self_c >= 0)
-        msg = &plan_.c_out[std::size_t(plan_.self_c)], buffer = &c_out_[std::size_t(plan_.self_c)];
-    } else if (!c_in_[std::size_t(s)].empty()) {
+    if (!c_in_[std::size_t(s)].empty()) {
       counters_.recv_mpi += Communicator::wait_all_received(c_requests_[std::size_t(s)]);
       msg = &plan_.c_in[std::size_t(s)], buffer = &c_in_[std::size_t(s)];
       counters_.c_recv += double(msg->a_elems) * sz;

@@ -77,6 +77,9 @@ class Exchange {
               const Matrix& B_panel);
   void fill(const std::vector<CommPlan::PanelCopy>& copies, const Storage& X, const MatrixDist& L,
             const Matrix& panel) const;
+  // Element (r, c) of `seg`'s part of C summed over this rank's boxes, in box order.
+  Scalar partial(const CommPlan::Segment& seg, const std::vector<Matrix>& box_c, std::int64_t r,
+                 std::int64_t c) const;
   void sum_partials(const Message& msg, const std::vector<Matrix>& box_c, Buffer& buffer) const;
 
   const Communicator& comm_;

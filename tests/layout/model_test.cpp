@@ -168,6 +168,11 @@ std::vector<RankTraffic> brute_traffic(const std::vector<TileZone>& zones, const
     count(a, d.a, o.i.tile, out[r].a_in, out[r].a_foot, &RankTraffic::a_out);
     count(b, d.b, o.i.tile, out[r].b_in, out[r].b_foot, &RankTraffic::b_out);
     count(c, d.c, o.i.tile, out[r].c_out, out[r].c_foot, &RankTraffic::c_in);
+    // Each box's C block, element by element (boxes stacked along k each count).
+    for (const auto& box : zones[r])
+      for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i)
+        for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+          out[r].c_boxes += double(o.i.hi(i) - o.i.lo(i)) * double(o.j.hi(j) - o.j.lo(j));
   }
   return out;
 }
@@ -184,6 +189,7 @@ void expect_same_traffic(const std::vector<RankTraffic>& model,
     EXPECT_EQ(x.b_out, y.b_out) << what << " rank " << r;
     EXPECT_EQ(x.c_in, y.c_in) << what << " rank " << r;
     EXPECT_EQ(x.footprint(), y.footprint()) << what << " rank " << r;
+    EXPECT_EQ(x.c_boxes, y.c_boxes) << what << " rank " << r;
   }
 }
 
