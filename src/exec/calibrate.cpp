@@ -25,6 +25,12 @@ CalibrationProblem calibration_problem(std::int64_t m, std::int64_t n, std::int6
   constexpr std::int64_t edge = 2048;
   CalibrationProblem p;
   p.m = std::min(m, edge), p.n = std::min(n, edge), p.k = std::min(k, edge), p.tile = tile;
+  // A tile as large as the capped edges would leave one task for all the processors: halve it
+  // until the capped cuboid has a few to share (the rate of a smaller GEMM, timed all the same).
+  auto tasks = [&](std::int64_t t) {
+    return ((p.m + t - 1) / t) * ((p.n + t - 1) / t) * ((p.k + t - 1) / t);
+  };
+  while (p.tile > 64 && tasks(p.tile) < 8) p.tile = (p.tile + 1) / 2;
   p.algorithm = algorithm, p.discretization = discretization;
   p.options = options;
   for (auto& mp : p.options.min_panels) mp = std::max(mp, 4);

@@ -23,7 +23,8 @@ struct CalibrationProblem {
 
 // The run's problem with each edge capped at 2048 (at most 17 GFLOP, a fraction of which is
 // timed), every processor's pieces cut into at least 4 k-panels so that the timed part can
-// stop after any step.
+// stop after any step; the tile halved (not below 64) while the capped cuboid has fewer than 8
+// tile tasks to share.
 CalibrationProblem calibration_problem(std::int64_t m, std::int64_t n, std::int64_t k,
                                        std::int64_t tile, partition::Algorithm algorithm,
                                        partition::Discretization discretization,

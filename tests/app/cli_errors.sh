@@ -43,5 +43,15 @@ if [ $rc -ne 0 ] || ! grep -q "^dry run " <<<"$out" || ! grep -q "^memory .*a ru
 else
   echo "ok dry_run_too_big"
 fi
+# A tile as large as calibration's capped edges (2048) with two processors to time: calibration
+# cuts smaller tiles for itself instead of stopping at "only 1 tile tasks".
+printf '[problem]\nm = 4096\nn = 4096\nk = 4096\ntile = 2048\n[platform]\nprocessors = ["host", "staged"]\n' >"$work/big-tile.toml"
+out=$("$cuboid" run "$work/big-tile.toml" --dry-run 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "^processor  staged" <<<"$out"; then
+  echo "FAIL calibrate_big_tile: exit $rc"; echo "$out"; failures=$((failures + 1))
+else
+  echo "ok calibrate_big_tile"
+fi
 echo "$failures failed"
 [ $failures -eq 0 ]
