@@ -67,9 +67,8 @@ std::string describe_problem(const deck::Problem& pr) {
          " k=" + std::to_string(pr.k) + " (" + deck::to_string(pr.precision) + ")";
 }
 
-// Host memory for A, B, C, the original C (for repetitions and validation) and the check's own;
-// refuses a problem that would not fit. Returns the bytes.
-// Host bytes of A, B, C, C0 and, when validating, the check's own.
+// Host bytes of A, B, C, the original C (for repetitions and validation) and, when validating,
+// the check's own.
 double matrices_bytes(const deck::Deck& d, std::size_t elem) {
   const auto& pr = d.problem;
   return double(elem) * (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
@@ -77,6 +76,7 @@ double matrices_bytes(const deck::Deck& d, std::size_t elem) {
          (d.run.validate ? exec::validation_bytes(pr.m, pr.n, pr.k, elem) : 0.0);
 }
 
+// matrices_bytes, refused when it would not fit. Returns the bytes.
 double require_matrices_fit(const deck::Deck& d, std::size_t elem) {
   const auto& pr = d.problem;
   const double bytes = matrices_bytes(d, elem);

@@ -231,10 +231,9 @@ void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
                              double(rank_part.order.k.size());
   const double total_speed = std::accumulate(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0);
   print_partition(s, out, model_sum, elem);
-  double peak = 0;
-  for (const auto& r : out.per_rank) peak = std::max(peak, r.memory.predicted_peak_bytes);
-  double metered = 0, validating = 0, resident = 0;
+  double peak = 0, metered = 0, validating = 0, resident = 0;
   for (const auto& r : out.per_rank) {
+    peak = std::max(peak, r.memory.predicted_peak_bytes);
     metered = std::max(metered, r.memory.allocated_peak_bytes);
     validating = std::max(validating, r.memory.validation_peak_bytes);
     resident = std::max(resident, r.memory.peak_resident_bytes - r.memory.baseline_bytes);

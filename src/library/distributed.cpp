@@ -228,6 +228,7 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   const int P = comm.size(), me = comm.rank();
   report.ranks = P;
 
+  const RankOptions& ro = prepared(context).options;
   // Checks on this rank, in BLAS's order, then agreed on by all.
   std::string bad_key, message;
   bool unsupported = false;
@@ -240,7 +241,6 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
       throw KeyedError("layout", "layout.block = " + str(layout.block) + " must be positive");
     grid_of(layout, P, L.rows, L.cols);
     // The same global arguments on every rank, or the ranks would cut different partitions.
-    const RankOptions& ro = prepared(context).options;
     // Lists and names compared through sums weighted by position (equal lists agree exactly).
     double speed_sum = 0, speed_moment = 0, name_code = 0;
     for (std::size_t i = 0; i < ro.speeds.size(); ++i)
@@ -361,7 +361,6 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   auto tasks = [&](std::int64_t t) {
     return double((m + t - 1) / t) * double((n + t - 1) / t) * double((k + t - 1) / t);
   };
-  const RankOptions& ro = prepared(context).options;
   s.rank_speeds = ro.speeds;
   while (s.tile > 1 && tasks(s.tile) < double(P)) s.tile = (s.tile + 1) / 2;
   if (tasks(s.tile) < double(P)) {

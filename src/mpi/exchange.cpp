@@ -203,34 +203,32 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Storage& C
   for (std::int64_t e = 0; e < local; ++e)
     C_local(e) = beta == Scalar(0) ? Scalar(0) : beta * C0_local(e);
 
+  // Adds value(seg, r, c) into C for every element of `msg`'s segments, in message order.
   const MatrixDist& L = dist_.c;
+  auto add_into_c = [&](const Message& msg, auto&& value) {
+    for (const auto& seg : msg.a) {
+      Scalar* dst = C_local.data() + L.offset(seg.gi, seg.gj);
+      const std::int64_t ld = L.ld(seg.gi, seg.gj);
+      for (std::int64_t c = 0; c < seg.cols; ++c)
+        for (std::int64_t r = 0; r < seg.rows; ++r) dst[r + c * ld] += value(seg, r, c);
+    }
+  };
   for (int s = 0; s < comm_.size(); ++s) {
     if (s == me) {
       // In rank order among the others' partials, summed over the boxes as a message would be.
       if (plan_.self_c >= 0)
-        for (const auto& seg : plan_.c_out[std::size_t(plan_.self_c)].a) {
-          Scalar* dst = C_local.data() + L.offset(seg.gi, seg.gj);
-          const std::int64_t ld = L.ld(seg.gi, seg.gj);
-          for (std::int64_t c = 0; c < seg.cols; ++c)
-            for (std::int64_t r = 0; r < seg.rows; ++r)
-              dst[r + c * ld] += partial(seg, box_c, r, c);
-        }
-      continue;
-    }
-    const Message* msg = nullptr;
-    const Buffer* buffer = nullptr;
-    if (!c_in_[std::size_t(s)].empty()) {
+        add_into_c(plan_.c_out[std::size_t(plan_.self_c)],
+                   [&](const CommPlan::Segment& seg, std::int64_t r, std::int64_t c) {
+                     return partial(seg, box_c, r, c);
+                   });
+    } else if (!c_in_[std::size_t(s)].empty()) {
       counters_.recv_mpi += Communicator::wait_all_received(c_requests_[std::size_t(s)]);
-      msg = &plan_.c_in[std::size_t(s)], buffer = &c_in_[std::size_t(s)];
-      counters_.c_recv += double(msg->a_elems) * sz;
-    }
-    if (!msg) continue;
-    std::size_t pos = 0;
-    for (const auto& seg : msg->a) {
-      Scalar* dst = C_local.data() + L.offset(seg.gi, seg.gj);
-      const std::int64_t ld = L.ld(seg.gi, seg.gj);
-      for (std::int64_t c = 0; c < seg.cols; ++c)
-        for (std::int64_t r = 0; r < seg.rows; ++r) dst[r + c * ld] += (*buffer)[pos++];
+      const Message& msg = plan_.c_in[std::size_t(s)];
+      counters_.c_recv += double(msg.a_elems) * sz;
+      const Buffer& buffer = c_in_[std::size_t(s)];
+      std::size_t pos = 0;
+      add_into_c(
+          msg, [&](const CommPlan::Segment&, std::int64_t, std::int64_t) { return buffer[pos++]; });
     }
   }
   Communicator::wait_all(send_requests_);

@@ -339,16 +339,15 @@ bool check_product(MPI_Comm comm, const Grid& grid, std::int64_t m, std::int64_t
   return true;
 }
 
-// C <- alpha A B + beta C on operands in the distributed entry's layout (local arrays with lld
-// = local rows), in the caller's scalar type: a complex product travels as complex elements,
-// the bytes pzgemm itself moves.
+// C <- alpha op(A) op(B) + beta C through the distributed entry, on operands in its layout (the
+// caller's arrays, or moved ones), in the caller's scalar type: a complex product travels as
+// complex elements, the bytes pzgemm itself moves. Returns what the entry received and chose.
 template <class Scalar>
-void multiply(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, std::int64_t m,
-              std::int64_t n, std::int64_t k, Scalar alpha, std::vector<Scalar>& A,
-              std::int64_t lda, std::vector<Scalar>& B, std::int64_t ldb, Scalar beta,
-              std::vector<Scalar>& C, std::int64_t ldc, double& received, std::string& partition) {
-  gemm(context, comm, layout, Op::none, Op::none, m, n, k, alpha, A.data(), lda, B.data(), ldb,
-       beta, C.data(), ldc);
+void multiply(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, Op op_a, Op op_b,
+              std::int64_t m, std::int64_t n, std::int64_t k, Scalar alpha, const Scalar* A,
+              std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta, Scalar* C,
+              std::int64_t ldc, double& received, std::string& partition) {
+  gemm(context, comm, layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   received = context.last_call().received_bytes;
   partition = context.last_call().rank_partition;
 }
@@ -479,10 +478,8 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
           });
     } else if (in_place) {
       path = "in place";
-      cuboid::gemm(*rt->context, comm, layout, Op(ta), Op(tb), m, n, k, al, a, Ad[LLD_], b,
-                   Bd[LLD_], be, c, Cd[LLD_]);
-      received = rt->context->last_call().received_bytes;
-      partition = rt->context->last_call().rank_partition;
+      multiply<Scalar>(*rt->context, comm, layout, Op(ta), Op(tb), m, n, k, al, a, Ad[LLD_], b,
+                       Bd[LLD_], be, c, Cd[LLD_], received, partition);
     } else {
       path = "redistributed";
       const std::int64_t t = layout.block;
@@ -515,9 +512,9 @@ void pxgemm(const char* transa, const char* transb, const int* M, const int* N, 
             Map::same);
       std::vector<Scalar> C0;
       if (rt->check) C0 = Ct;
-      multiply<Scalar>(*rt->context, comm, layout, m, n, k, al, At, std::max<std::int64_t>(1, am),
-                       Bt, std::max<std::int64_t>(1, bk), be, Ct, std::max<std::int64_t>(1, cm),
-                       received, partition);
+      multiply<Scalar>(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, At.data(),
+                       std::max<std::int64_t>(1, am), Bt.data(), std::max<std::int64_t>(1, bk), be,
+                       Ct.data(), std::max<std::int64_t>(1, cm), received, partition);
       if (rt->check) {
         std::string why;
         if (!check_product<Scalar>(comm, grid, m, n, k, t, al, At, Bt, be, C0, Ct, why)) {
