@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
 
@@ -56,14 +57,27 @@ class HostWorker final : public Worker<Scalar> {
     return st;
   }
 
+  // On the calling thread with the processor's threads, which it gives back afterwards; the
+  // matrices are filled without Kokkos, so that several processors can be measured at once from
+  // threads of their own.
   double measure_gemm_rate(std::int64_t s, double max_seconds) override {
+    const int caller_threads = thread_count();
     set_thread_count(this->spec_.threads);
-    HostMatrix<Scalar> A("cuboid::calibrate::A", s, s), B("cuboid::calibrate::B", s, s),
-        C("cuboid::calibrate::C", s, s);
-    Kokkos::deep_copy(A, Scalar(0.5));
-    Kokkos::deep_copy(B, Scalar(0.25));
+    auto alloc = [s](const char* name) {
+      HostMatrix<Scalar> M(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)), s,
+                           s);
+      return M;
+    };
+    HostMatrix<Scalar> A = alloc("cuboid::calibrate::A"), B = alloc("cuboid::calibrate::B"),
+                       C = alloc("cuboid::calibrate::C");
+    const auto n = std::size_t(s * s);
+    std::fill_n(A.data(), n, Scalar(0.5));
+    std::fill_n(B.data(), n, Scalar(0.25));
+    std::fill_n(C.data(), n, Scalar(0));
     const space exec;
-    return best_gemm_rate(exec, A, B, C, s, max_seconds);
+    const double rate = best_gemm_rate(exec, A, B, C, s, max_seconds);
+    set_thread_count(caller_threads);
+    return rate;
   }
 
  private:

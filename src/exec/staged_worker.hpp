@@ -192,19 +192,36 @@ class StagedWorker final : public Worker<Scalar> {
     return st;
   }
 
+  // On the calling thread with the processor's threads, which it gives back afterwards: the
+  // caller's own host work (validation, the reduction) keeps its count. A host-backed processor
+  // fills its matrices without Kokkos, so that several can be measured at once from threads of
+  // their own.
   double measure_gemm_rate(std::int64_t s, double max_seconds) override {
+    const int caller_threads = thread_count();
     set_thread_count(this->spec_.threads);
-    Buffer a("cuboid::calibrate::A", std::size_t(s * s)),
-        b("cuboid::calibrate::B", std::size_t(s * s)),
-        c("cuboid::calibrate::C", std::size_t(s * s));
-    Kokkos::deep_copy(a, Scalar(0.5));
-    Kokkos::deep_copy(b, Scalar(0.25));
+    const auto n = std::size_t(s * s);
+    Buffer a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::A"), n),
+        b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::B"), n),
+        c(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::C"), n);
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem_space>::accessible) {
+      std::fill_n(a.data(), n, Scalar(0.5));
+      std::fill_n(b.data(), n, Scalar(0.25));
+      std::fill_n(c.data(), n, Scalar(0));
+    } else {
+      Kokkos::deep_copy(a, Scalar(0.5));
+      Kokkos::deep_copy(b, Scalar(0.25));
+      Kokkos::deep_copy(c, Scalar(0));
+    }
     const Block A(a.data(), s, s), B(b.data(), s, s), C(c.data(), s, s);
-    return best_gemm_rate(queues_.compute_space(), A, B, C, s, max_seconds);
+    const double rate = best_gemm_rate(queues_.compute_space(), A, B, C, s, max_seconds);
+    set_thread_count(caller_threads);
+    return rate;
   }
 
   // In: a host matrix of `bytes` through upload() -- packing into the staging ring included, as
-  // every panel travels. Out: plain copies into staging (a drain's unpacking overlaps them).
+  // every panel travels. Out: as a C block drains, in chunks with an event each, each unpacked
+  // into the host matrix while the next is in flight -- so that the rate is the one the run's
+  // last drain, which no GEMM hides, has.
   typename Worker<Scalar>::Link measure_link(std::size_t bytes) override {
     const std::int64_t rows = 4096;
     const std::int64_t cols =
@@ -223,11 +240,12 @@ class StagedWorker final : public Worker<Scalar> {
       double t = 1e300;
       for (int r = 0; r < 4; ++r) {  // the first copy pays for first touches: not counted
         const double t0 = now_seconds();
-        if (lane == lane_in)
+        if (lane == lane_in) {
           upload(d.data(), M, 0, rows, 0, cols, st);
-        else
-          queues_.download(lane, h.data(), d.data(), moved);
-        queues_.sync(queues_.record(lane));
+          queues_.sync(queues_.record(lane));
+        } else {
+          download_and_unpack(M, reinterpret_cast<Scalar*>(h.data()), d.data());
+        }
         if (r > 0) t = std::min(t, now_seconds() - t0);
       }
       return double(moved) / t / 1e9;
@@ -241,6 +259,32 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
  private:
+  // The device matrix `src` (M's shape) copied out through `stage` and unpacked into M as a
+  // drain does (complete_drain): chunks of columns, each unpacked once its copy is done.
+  template <class Host>
+  void download_and_unpack(const Host& M, Scalar* stage, const Scalar* src) {
+    const std::int64_t rows = M.extent(0), cols = M.extent(1);
+    const std::int64_t per =
+        std::max<std::int64_t>({1, (cols + kDrainChunks - 1) / kDrainChunks,
+                                kChunkBytes / std::int64_t(sizeof(Scalar)) / rows});
+    std::array<Chunk, kDrainChunks> chunks{};
+    int n = 0;
+    for (std::int64_t j = 0; j < cols; j += per) {
+      const std::int64_t je = std::min(cols, j + per);
+      const std::size_t off = std::size_t(j * rows);
+      queues_.download(lane_out, stage + off, src + off,
+                       std::size_t((je - j) * rows) * sizeof(Scalar));
+      chunks[std::size_t(n++)] = Chunk{queues_.record(lane_out), j, je};
+    }
+    for (int x = 0; x < n; ++x) {
+      const Chunk& ch = chunks[std::size_t(x)];
+      Queues::sync(ch.done);
+#pragma omp parallel for num_threads(copy_threads_) schedule(static)
+      for (std::int64_t j = ch.j0; j < ch.j1; ++j)
+        std::memcpy(&M(0, j), stage + j * rows, std::size_t(rows) * sizeof(Scalar));
+    }
+  }
+
   // The staging ring, kRing chunks of at least `chunk` elements.
   void grow_ring(std::int64_t chunk) {
     if (std::int64_t(ring_.extent(0)) < kRing * chunk || chunk_ < chunk) {

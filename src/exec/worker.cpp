@@ -21,6 +21,14 @@ void set_thread_count(int threads) {
 #endif
 }
 
+int thread_count() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
 int gemm_team(const platform::ProcessorSpec& spec) {
   if (spec.team_gemm) return spec.threads;
   return spec.threads == 1 ? 1 : 0;

@@ -112,6 +112,8 @@ double best_gemm_rate(const Space& space, const View& A, const View& B, const Vi
 
 // Sets the calling thread's OpenMP (and so OpenBLAS) thread count; no-op without OpenMP.
 void set_thread_count(int threads);
+// The calling thread's OpenMP thread count (1 without OpenMP).
+int thread_count();
 
 // How a processor cuts its GEMMs: into a grid of `team` single-threaded BLAS calls (team_gemm;
 // 1: one single-threaded call), or 0: one call with all of the caller's threads (a processor

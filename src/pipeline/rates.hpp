@@ -10,14 +10,17 @@
 
 namespace cuboid::pipeline {
 
-// Per processor: a device's GEMM rate on its own memory (at 8192^3, or the largest power of two
-// whose three matrices take a quarter of its memory) and its link each way (256 MiB: in from a
-// host matrix through its staging ring, packing included, as its panels travel; out as plain
-// copies), from `cache` unless `remeasure` (stored there when measured); any other processor's
-// rate is its speed, in place. Empty when no processor is a device: then the speeds alone cut
-// the zones (the "flops" model). `progress` gets one line per device. Throws cuboid::Error when
-// a device measures no rate. With `reduce_gbs` and a device, also the host's rate for the split-k
-// reduction (reduce_rate), through the same cache.
+// Per processor, when any processor copies (a device, staged, emulated): a GEMM rate and, for
+// one that copies, its link each way. The GEMM rate is a device's on its own memory (8192^3, or
+// the largest power of two whose three matrices take a quarter of its memory), the setting in
+// timing mode, and for the processors on the host's cores (host, staged, emulated) the one each
+// reaches with all of them measured at once (2048^3, each on its threads). The link goes through
+// the staging ring (256 MiB on a device, 64 MiB on a host-backed processor): in from a host
+// matrix, packing included, as panels travel; out as a C block drains, unpacking overlapped.
+// From `cache` unless `remeasure` (stored there when measured). Empty when no processor copies:
+// then the speeds alone cut the zones (the "flops" model). `progress` gets a line per measured
+// group. Throws cuboid::Error when a processor that copies measures no rate. With `reduce_gbs`,
+// also the host's rate for the split-k reduction (reduce_rate), through the same cache.
 template <class Scalar>
 std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::ProcessorSpec>& processors,
                                              const std::vector<double>& speeds,
