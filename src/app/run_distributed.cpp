@@ -408,7 +408,7 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
 }
 
 // Refuses, before anything is allocated, what would not fit: on rank 0 the rank partition, on
-// every rank its share of A, B, C0 and C (ranks on one node share its memory).
+// every rank its share of A, B and C (ranks on one node share its memory).
 void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std::size_t elem,
                        bool dry_run) {
   const auto& pr = d.problem;
@@ -424,10 +424,10 @@ void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std:
         "use fewer ranks or a larger problem.tile");
   }
   const double local = ranks_on_this_node();
-  const double share = double(elem) *
-                       (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) +
-                        2.0 * double(pr.m) * double(pr.n)) /
-                       double(P);
+  const double share =
+      double(elem) *
+      (double(pr.m) * double(pr.k) + double(pr.k) * double(pr.n) + double(pr.m) * double(pr.n)) /
+      double(P);
   // A dry run makes no matrix: it predicts for a machine that may not be this one.
   if (!dry_run)
     require_host_memory(share * local, d.at("problem.m"),
@@ -436,11 +436,11 @@ void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std:
                             ") over " + std::to_string(P) + " ranks, " +
                             std::to_string(int(local)) + " of them on this node, with A, B and C",
                         "use smaller problem.m, problem.n, problem.k or more nodes");
-  // Every candidate holds at least the rank's blocks and C0: a smaller limit is refused before
+  // Every candidate holds at least the rank's blocks: a smaller limit is refused before
   // calibration (the rank partition names the exact minimum once the speeds are known).
   if (d.mpi.memory_limit_mib > 0 && d.mpi.memory_limit_mib * 1048576.0 < share)
     throw Error(d.location("mpi.memory_limit_mib") + ": " +
-                fmt::format("{:g} MiB per rank is less than the rank's share of A, B, C and C0 "
+                fmt::format("{:g} MiB per rank is less than the rank's share of A, B and C "
                             "alone ({:.1f} MiB for m={} n={} k={} over {} ranks): at least that",
                             d.mpi.memory_limit_mib, share / 1048576.0, pr.m, pr.n, pr.k, P));
 }

@@ -170,7 +170,7 @@ RankMemoryModel predict_rank_memory(const RankTraffic& t, const Distribution& di
                                     int slabs) {
   RankMemoryModel m;
   m.blocks = double(dist.a.local_size(rank)) + double(dist.b.local_size(rank)) +
-             2.0 * double(dist.c.local_size(rank));
+             double(dist.c.local_size(rank));
   m.messages = t.a_in + t.b_in + t.c_in + t.a_out + t.b_out + t.c_out;
   const bool c_stays =
       t.c_in == 0 && t.c_out == 0 && dist.c.kind() == MatrixDist::Kind::block_cyclic;

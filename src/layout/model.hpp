@@ -97,10 +97,11 @@ CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::in
                       std::int64_t k);
 
 // What a rank holds at its peak in a distributed run, in elements, as the runner allocates it:
-// its blocks of A, B and C and the copy of C0 kept for validation; a buffer for every message it
-// receives and sends (every receive is posted at once); partial C for its zone unless its zone is
-// its own C (nothing of C travels); and the reusable A and B panels of its largest piece (a box's
-// projections over `slabs` pieces along k). The engine's own buffers are the processors' budgets.
+// its blocks of A, B and C (no copy of C0: it is regenerated from the seed); a buffer for every
+// message it receives and sends (every receive is posted at once); partial C for its zone unless
+// its zone is its own C (nothing of C travels); and the reusable A and B panels of its largest
+// piece (a box's projections over `slabs` pieces along k). The engine's own buffers are the
+// processors' budgets.
 struct RankMemoryModel {
   double blocks = 0, messages = 0, partial_c = 0, panels = 0;
   double total() const { return blocks + messages + partial_c + panels; }

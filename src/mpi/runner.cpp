@@ -349,19 +349,26 @@ class RankRun {
     const Distribution& d = dist();
     A_ = local_storage<Scalar>(d.a, me_, "cuboid::dist::A");
     B_ = local_storage<Scalar>(d.b, me_, "cuboid::dist::B");
-    C0_ = local_storage<Scalar>(d.c, me_, "cuboid::dist::C0");
     C_ = local_storage<Scalar>(d.c, me_, "cuboid::dist::C");
     fill_local(A_, d.a, me_, s_.seed, exec::MatrixId::A);
     fill_local(B_, d.b, me_, s_.seed, exec::MatrixId::B);
+    // No copy of C0 is kept: C is regenerated from the seed before each repetition (C0 is read
+    // in place, as a caller's C is), and validation regenerates the elements it checks.
+    C0_ = C_;
+    regenerate_c_ = true;
+  }
+
+  // C as it stands before the product, from the seed and the initial-C mode.
+  void regenerate_c() {
     switch (s_.c_init) {
       case exec::InitialC::random:
-        fill_local(C0_, d.c, me_, s_.seed, exec::MatrixId::C);
+        fill_local(C_, dist().c, me_, s_.seed, exec::MatrixId::C);
         break;
       case exec::InitialC::zero:
-        Kokkos::deep_copy(C0_, Scalar(0));
+        Kokkos::deep_copy(C_, Scalar(0));
         break;
       case exec::InitialC::nan:
-        Kokkos::deep_copy(C0_, exec::quiet_nan<Scalar>());
+        Kokkos::deep_copy(C_, exec::quiet_nan<Scalar>());
         break;
     }
   }
@@ -372,9 +379,9 @@ class RankRun {
   Rep repetition(Scalar alpha, Scalar beta, bool global = true) {
     Rep rep;
     rep.workers.resize(local_.processors().size());
-    // C written in place starts as C0, like the single-process run (not timed). The caller's
+    // Every repetition starts from C0, like the single-process run (not timed). The caller's
     // C is its own C0.
-    if (ex_->c_in_place() && C_.data() != C0_.data()) Kokkos::deep_copy(C_, C0_);
+    if (regenerate_c_) regenerate_c();
     if (global) comm_.barrier();
     const double t0 = exec::now_seconds();
     Stopwatch sw;
@@ -447,8 +454,11 @@ class RankRun {
     if (!s_.validate) return;
     const int extra = P_ + int(comm_.allreduce_max(double(ex_->pieces().size())));
     try {
+      InitialCElements<Scalar> C0;
+      C0.seed = s_.seed, C0.init = s_.c_init;
+      if (!regenerate_c_) C0.stored = &C0_;
       out_.validation = validate_distributed(
-          comm_, dist(), A_, B_, C0_, C_, exec::make_scalar<Scalar>(s_.alpha, s_.alpha_im),
+          comm_, dist(), A_, B_, C0, C_, exec::make_scalar<Scalar>(s_.alpha, s_.alpha_im),
           exec::make_scalar<Scalar>(s_.beta, s_.beta_im), s_.seed, s_.full_check_max, extra,
           s_.tile, s_.op_a, s_.op_b);
       out_.validated = true;
@@ -474,7 +484,8 @@ class RankRun {
     f.bytes = {tr.a_sent,           tr.a_recv, tr.b_sent,   tr.b_recv,
                tr.c_sent,           tr.c_recv, tr.recv_mpi, model.received() * elem,
                model.moved() * elem};
-    const double blocks = double(A_.size() + B_.size() + C0_.size() + C_.size()) * elem;
+    const double c0 = C0_.data() == C_.data() ? 0.0 : double(C0_.size());
+    const double blocks = (double(A_.size() + B_.size() + C_.size()) + c0) * elem;
     // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
     // buffers (every receive is posted at once), the engine's buffers.
     double data = blocks + double(a_panel_.size() + b_panel_.size()) * elem +
@@ -532,6 +543,7 @@ class RankRun {
   std::int64_t max_a_ = 0, max_b_ = 0;
   std::vector<Matrix> box_c_;
   Storage A_, B_, C0_, C_, a_panel_, b_panel_;
+  bool regenerate_c_ = false;  // C0 is not kept: C is regenerated before each repetition
   Matrix A_array_, B_array_, C_array_;
   std::vector<Rep> reps_;
 };

@@ -139,7 +139,7 @@ struct CheckInput {
   const Distribution& dist;
   const LocalStorage<Scalar>& A;
   const LocalStorage<Scalar>& B;
-  const LocalStorage<Scalar>& C0;
+  const InitialCElements<Scalar>& C0;
   const LocalStorage<Scalar>& C;
   Scalar alpha, beta;
   std::uint64_t seed;
@@ -168,9 +168,23 @@ std::vector<double> randomized_products(const CheckInput<Scalar>& in) {
   local_matvec(in.A, dist.a, me, as_acc(z.data()), z.data() + 2 * K, as_acc(r.data() + 2 * M),
                r.data() + 7 * M, in.op_a);
   // beta = 0 ignores C0 altogether (it may hold NaN on purpose).
-  if (in.beta != Scalar(0))
-    local_matvec(in.C0, dist.c, me, x.data(), xabs.data(), as_acc(r.data() + 4 * M),
-                 r.data() + 8 * M);
+  if (in.beta != Scalar(0)) {
+    Acc* y = as_acc(r.data() + 4 * M);
+    double* yabs = r.data() + 8 * M;
+    const MatrixDist& L = dist.c;
+    L.for_each_owned(me, [&](const exec::Rect& u) {
+      const std::int64_t off = L.offset(u.i0, u.j0), ld = L.ld(u.i0, u.j0);
+      for (std::int64_t j = 0; j < u.cols(); ++j) {
+        const Acc xv = x[std::size_t(u.j0 + j)];
+        const double xa = xabs[std::size_t(u.j0 + j)];
+        for (std::int64_t i = 0; i < u.rows(); ++i) {
+          const Scalar v = in.C0(std::size_t(off + i + j * ld), u.i0 + i, u.j0 + j);
+          y[u.i0 + i] += acc(v) * xv;
+          yabs[u.i0 + i] += exec::magnitude(v) * xa;
+        }
+      }
+    });
+  }
   in.comm.allreduce_sum(r);
   return r;
 }
@@ -326,7 +340,7 @@ void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidati
           for (std::int64_t i = 0; i < nr; ++i) {
             const std::size_t at = std::size_t(Lc.offset(row[i], j0 + j));
             const Acc c = acc(in.C(at));
-            const Acc c0 = use_c0 ? acc(in.C0(at)) : 0.0;
+            const Acc c0 = use_c0 ? acc(in.C0(at, row[i], j0 + j)) : 0.0;
             const Acc ref = a * acc(buf.D(i, j)) + (use_c0 ? b * c0 : 0.0);
             const double bound =
                 factor * (std::abs(a) * double(buf.W(i, j)) + std::abs(b) * std::abs(c0)) + floor;
@@ -417,7 +431,7 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
             for (std::int64_t i = 0; i < nr; ++i) {
               const std::size_t at = std::size_t(Lc.offset(row[i], col[j]));
               const Acc c = acc(in.C(at));
-              const Acc c0v = use_c0 ? acc(in.C0(at)) : 0.0;
+              const Acc c0v = use_c0 ? acc(in.C0(at, row[i], col[j])) : 0.0;
               const Acc ref = a * acc(buf.D(i, j)) + (use_c0 ? b * c0v : 0.0);
               const double bound =
                   factor * (std::abs(a) * double(buf.W(i, j)) + std::abs(b) * std::abs(c0v)) +
@@ -450,8 +464,22 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
                                     int extra_additions, std::int64_t tile, Op op_a, Op op_b) {
-  const CheckInput<Scalar> in{comm,  dist, A_local, B_local,         C0_local, C_local,
-                              alpha, beta, seed,    extra_additions, op_a,     op_b};
+  InitialCElements<Scalar> C0;
+  C0.stored = &C0_local;
+  return validate_distributed(comm, dist, A_local, B_local, C0, C_local, alpha, beta, seed,
+                              full_check_max, extra_additions, tile, op_a, op_b);
+}
+
+template <class Scalar>
+DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
+                                    const LocalStorage<Scalar>& A_local,
+                                    const LocalStorage<Scalar>& B_local,
+                                    const InitialCElements<Scalar>& C0,
+                                    const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
+                                    std::uint64_t seed, std::int64_t full_check_max,
+                                    int extra_additions, std::int64_t tile, Op op_a, Op op_b) {
+  const CheckInput<Scalar> in{comm,  dist, A_local, B_local,         C0,   C_local,
+                              alpha, beta, seed,    extra_additions, op_a, op_b};
   const double m = double(dist.c.rows()), n = double(dist.c.cols());
   DistValidation v;
   randomized_check(in, v);
@@ -469,10 +497,14 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
   return v;
 }
 
-#define CUBOID_VALIDATE_DISTRIBUTED(Scalar)                                                  \
-  template DistValidation validate_distributed<Scalar>(                                      \
-      const Communicator&, const Distribution&, const LocalStorage<Scalar>&,                 \
-      const LocalStorage<Scalar>&, const LocalStorage<Scalar>&, const LocalStorage<Scalar>&, \
+#define CUBOID_VALIDATE_DISTRIBUTED(Scalar)                                                      \
+  template DistValidation validate_distributed<Scalar>(                                          \
+      const Communicator&, const Distribution&, const LocalStorage<Scalar>&,                     \
+      const LocalStorage<Scalar>&, const LocalStorage<Scalar>&, const LocalStorage<Scalar>&,     \
+      Scalar, Scalar, std::uint64_t, std::int64_t, int, std::int64_t, Op, Op);                   \
+  template DistValidation validate_distributed<Scalar>(                                          \
+      const Communicator&, const Distribution&, const LocalStorage<Scalar>&,                     \
+      const LocalStorage<Scalar>&, const InitialCElements<Scalar>&, const LocalStorage<Scalar>&, \
       Scalar, Scalar, std::uint64_t, std::int64_t, int, std::int64_t, Op, Op);
 CUBOID_FOR_EACH_SCALAR(CUBOID_VALIDATE_DISTRIBUTED)
 #undef CUBOID_VALIDATE_DISTRIBUTED

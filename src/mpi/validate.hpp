@@ -51,6 +51,8 @@
 
 #include <cuboid/gemm.hpp>
 
+#include "exec/matrices.hpp"
+#include "exec/scalar.hpp"
 #include "layout/distribution.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/local_matrix.hpp"
@@ -74,6 +76,29 @@ struct DistValidation {
   std::string method;
 };
 
+// C before the product, as the checks read it: a stored share, or -- where the run kept no copy
+// -- each element regenerated from the seed and the initial-C mode when a check needs it, so
+// that checking costs no memory of the size of C.
+template <class Scalar>
+struct InitialCElements {
+  const LocalStorage<Scalar>* stored = nullptr;  // nullptr: regenerated
+  std::uint64_t seed = 0;
+  exec::InitialC init = exec::InitialC::random;
+  // Element (i, j) of C0, at `at` in the rank's share.
+  Scalar operator()(std::size_t at, std::int64_t i, std::int64_t j) const {
+    if (stored) return (*stored)(at);
+    switch (init) {
+      case exec::InitialC::zero:
+        return Scalar(0);
+      case exec::InitialC::nan:
+        return exec::quiet_nan<Scalar>();
+      case exec::InitialC::random:
+        break;
+    }
+    return exec::element<Scalar>(seed, exec::MatrixId::C, i, j);
+  }
+};
+
 // `tile`: the period of the sampled rows (the run's tile; 0: the rows of a unit of C). A and B
 // are as stored (dist.a k x m when op_a transposes): every check reads op(A) and op(B), the
 // conjugate for Op::conjugate_transpose, and |op(A)||op(B)| for its bounds.
@@ -82,6 +107,16 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const LocalStorage<Scalar>& A_local,
                                     const LocalStorage<Scalar>& B_local,
                                     const LocalStorage<Scalar>& C0_local,
+                                    const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
+                                    std::uint64_t seed, std::int64_t full_check_max,
+                                    int extra_additions, std::int64_t tile = 0, Op op_a = Op::none,
+                                    Op op_b = Op::none);
+// The same with C0 as `C0` gives it (regenerated where the run kept no copy).
+template <class Scalar>
+DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
+                                    const LocalStorage<Scalar>& A_local,
+                                    const LocalStorage<Scalar>& B_local,
+                                    const InitialCElements<Scalar>& C0,
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
                                     int extra_additions, std::int64_t tile = 0, Op op_a = Op::none,

@@ -107,14 +107,15 @@ TEST(RankPartition, MemoryLimitBelowEveryCandidateNamesTheMinimum) {
   EXPECT_NO_THROW(choose_rank_partition(req));
 }
 
-// The prediction counts the blocks, C0, every message and the partial C the runner allocates.
+// The prediction counts the blocks (no copy of C0), every message and the partial C the runner
+// allocates.
 TEST(RankPartition, PredictedMemoryCountsBlocksMessagesAndPartialC) {
   const Distribution d = block_cyclic_distribution(512, 512, 512, 64, near_square_grid(4));
   RankTraffic t;
   t.a_in = 100, t.b_in = 200, t.c_out = 50, t.a_foot = 400, t.b_foot = 800, t.c_foot = 64;
   t.c_boxes = 96;  // two boxes stacked along k, whose C panels overlap by 32 elements
   const RankMemoryModel m = predict_rank_memory(t, d, 0, 4);
-  const double blocks = 4.0 * 512 * 512 / 4;  // A, B, C and C0: a quarter of each
+  const double blocks = 3.0 * 512 * 512 / 4;  // A, B and C: a quarter of each
   EXPECT_DOUBLE_EQ(m.blocks, blocks);
   EXPECT_DOUBLE_EQ(m.messages, 350);
   EXPECT_DOUBLE_EQ(m.partial_c, 96);  // C travels: each box's C is a buffer of its own

@@ -28,7 +28,8 @@ TEST(ModelRates, HostAloneNeedsNoModel) {
   const auto specs = platform::resolve_processors({"host"}, "test");
   std::ostringstream progress;
   double reduce = -1;
-  EXPECT_TRUE(pipeline::model_rates<double>(specs, {50.0}, nullptr, true, progress, &reduce).empty());
+  EXPECT_TRUE(
+      pipeline::model_rates<double>(specs, {50.0}, nullptr, true, progress, &reduce).empty());
   EXPECT_EQ(reduce, -1);  // nothing measured
   EXPECT_TRUE(progress.str().empty());
 }
