@@ -460,20 +460,6 @@ template <class Scalar>
 DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
                                     const LocalStorage<Scalar>& A_local,
                                     const LocalStorage<Scalar>& B_local,
-                                    const LocalStorage<Scalar>& C0_local,
-                                    const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
-                                    std::uint64_t seed, std::int64_t full_check_max,
-                                    int extra_additions, std::int64_t tile, Op op_a, Op op_b) {
-  InitialCElements<Scalar> C0;
-  C0.stored = &C0_local;
-  return validate_distributed(comm, dist, A_local, B_local, C0, C_local, alpha, beta, seed,
-                              full_check_max, extra_additions, tile, op_a, op_b);
-}
-
-template <class Scalar>
-DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
-                                    const LocalStorage<Scalar>& A_local,
-                                    const LocalStorage<Scalar>& B_local,
                                     const InitialCElements<Scalar>& C0,
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
@@ -498,10 +484,6 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
 }
 
 #define CUBOID_VALIDATE_DISTRIBUTED(Scalar)                                                      \
-  template DistValidation validate_distributed<Scalar>(                                          \
-      const Communicator&, const Distribution&, const LocalStorage<Scalar>&,                     \
-      const LocalStorage<Scalar>&, const LocalStorage<Scalar>&, const LocalStorage<Scalar>&,     \
-      Scalar, Scalar, std::uint64_t, std::int64_t, int, std::int64_t, Op, Op);                   \
   template DistValidation validate_distributed<Scalar>(                                          \
       const Communicator&, const Distribution&, const LocalStorage<Scalar>&,                     \
       const LocalStorage<Scalar>&, const InitialCElements<Scalar>&, const LocalStorage<Scalar>&, \

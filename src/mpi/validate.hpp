@@ -106,16 +106,6 @@ template <class Scalar>
 DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
                                     const LocalStorage<Scalar>& A_local,
                                     const LocalStorage<Scalar>& B_local,
-                                    const LocalStorage<Scalar>& C0_local,
-                                    const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
-                                    std::uint64_t seed, std::int64_t full_check_max,
-                                    int extra_additions, std::int64_t tile = 0, Op op_a = Op::none,
-                                    Op op_b = Op::none);
-// The same with C0 as `C0` gives it (regenerated where the run kept no copy).
-template <class Scalar>
-DistValidation validate_distributed(const Communicator& comm, const Distribution& dist,
-                                    const LocalStorage<Scalar>& A_local,
-                                    const LocalStorage<Scalar>& B_local,
                                     const InitialCElements<Scalar>& C0,
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,

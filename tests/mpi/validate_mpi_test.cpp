@@ -75,8 +75,13 @@ struct Problem {
     });
   }
 
-  DistValidation check(std::int64_t full_check_max) {
-    return validate_distributed(world(), L, A, B, C0, C, alpha, beta, seed, full_check_max,
+  // With C0 as stored, or (regenerate) each element regenerated from the seed, as a run that
+  // keeps no copy checks it.
+  DistValidation check(std::int64_t full_check_max, bool regenerate = false) {
+    InitialCElements<Scalar> c0;
+    c0.seed = seed;
+    if (!regenerate) c0.stored = &C0;
+    return validate_distributed(world(), L, A, B, c0, C, alpha, beta, seed, full_check_max,
                                 world().size() + 4);
   }
 };
@@ -121,6 +126,23 @@ TYPED_TEST(DistValidate, OneWrongElementOnTheLastRankFailsEverywhere) {
   if (world().rank() == last && p.C.extent(0) > 0) p.C(0) += TypeParam(1);
   const auto full = p.check(1 << 20);
   EXPECT_FALSE(full.full_passed);
+}
+
+// Regenerated from the seed, C0 gives the checks what the stored copy gives: the correct product
+// passes every check, and a product that started from another C0 fails them.
+TYPED_TEST(DistValidate, RegeneratedInitialCChecksAsTheStoredOne) {
+  for (std::int64_t block : {16, 0}) {
+    Problem<TypeParam> p(block);
+    p.compute();
+    const auto v = p.check(1 << 20, /*regenerate=*/true);
+    EXPECT_TRUE(v.passed && v.full_passed)
+        << "block " << block << ": " << v.error << " > " << v.bound;
+    fill_local(p.C0, p.L.c, world().rank(), p.seed + 1, exec::MatrixId::C);
+    p.compute();
+    const auto w = p.check(1 << 20, /*regenerate=*/true);
+    EXPECT_FALSE(w.passed);
+    EXPECT_FALSE(w.full_passed);
+  }
 }
 
 TYPED_TEST(DistValidate, NaNFails) {
