@@ -870,7 +870,9 @@ TEST(EmulatedRuntime, CopiesTakeTheLinkTimeAndFailuresReachTheFence) {
   EXPECT_GE(Rt::elapsed_seconds(s, e), 0.95 * double(a.size()) / 1e9);
   EXPECT_EQ(b[12345], 1);
   // A failed GEMM on the stream: later work is skipped, events still complete, fence throws.
-  using V = Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+  // Views typed with the space that runs the GEMM, as the pipeline types them.
+  using V =
+      Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::Device<Rt::exec_space, Rt::memory_space>>;
   V A("A", 4, 3), B("B", 2, 4), C("C", 4, 4);  // A's columns do not match B's rows
   Rt::gemm(q[0], 0, kokkos_ext::Ops{}, 1.0, A, B, 0.0, C);
   Rt::record_event(e, q[0]);
