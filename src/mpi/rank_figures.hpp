@@ -24,7 +24,7 @@ struct RankBytes {  // as the exchange counted them, as MPI delivered them, as t
 };
 
 struct RankMemory {               // bytes
-  double local_blocks_bytes = 0;  // A, B, C0 and C as the layout gives them
+  double local_blocks_bytes = 0;  // A, B and C as the layout gives them (C0 is not kept)
   double projections_bytes = 0;   // what the rank's zone touches, by the model
   double data_bytes = 0;          // everything held for data (blocks, panels, buffers, messages)
   double engine_bytes = 0;

@@ -1,11 +1,11 @@
 #pragma once
 // The distributed product: the single-process pipeline with a rank level on top.
 //   rank speeds, allgathered -> rank 0 chooses the rank partition (candidates scored by the
-//   traffic model, rank_partition.hpp) and broadcasts it -> A, B, C0 generated where the layout
-//   puts them -> each rank's pieces among its processors, planned, on ONE engine whose workers
-//   live for the whole run -> per repetition: exchange inputs (MPI progressed while computing),
-//   compute pieces as their inputs arrive, reduce partial C onto owners -> distributed
-//   validation -> every rank's figures gathered on rank 0.
+//   traffic model, rank_partition.hpp) and broadcasts it -> A and B generated where the layout
+//   puts them (C0 too, into C, before each repetition: no copy is kept) -> each rank's pieces among
+//   its processors, planned, on ONE engine whose workers live for the whole run -> per repetition:
+//   exchange inputs (MPI progressed while computing), compute pieces as their inputs arrive, reduce
+//   partial C onto owners -> distributed validation -> every rank's figures gathered on rank 0.
 // Each piece is computed by the local multiply (pipeline/local_multiply.hpp), the same call a
 // single-process run makes. No deck, no report: the app turns a deck into these settings and
 // the outcome into text and JSON.
