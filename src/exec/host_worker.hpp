@@ -1,5 +1,4 @@
 #pragma once
-#include <algorithm>
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
 
@@ -57,27 +56,19 @@ class HostWorker final : public Worker<Scalar> {
     return st;
   }
 
-  // On the calling thread with the processor's threads, which it gives back afterwards; the
-  // matrices are filled without Kokkos, so that several processors can be measured at once from
-  // threads of their own.
+  // On the calling thread with the processor's threads (given back afterwards).
   double measure_gemm_rate(std::int64_t s, double max_seconds) override {
-    const int caller_threads = thread_count();
-    set_thread_count(this->spec_.threads);
-    auto alloc = [s](const char* name) {
+    const ThreadCountScope threads(this->spec_.threads);
+    auto operand = [s](const char* name, Scalar value) {
       HostMatrix<Scalar> M(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)), s,
                            s);
+      fill_operand(M, value);
       return M;
     };
-    HostMatrix<Scalar> A = alloc("cuboid::calibrate::A"), B = alloc("cuboid::calibrate::B"),
-                       C = alloc("cuboid::calibrate::C");
-    const auto n = std::size_t(s * s);
-    std::fill_n(A.data(), n, Scalar(0.5));
-    std::fill_n(B.data(), n, Scalar(0.25));
-    std::fill_n(C.data(), n, Scalar(0));
-    const space exec;
-    const double rate = best_gemm_rate(exec, A, B, C, s, max_seconds);
-    set_thread_count(caller_threads);
-    return rate;
+    const auto A = operand("cuboid::calibrate::A", Scalar(0.5)),
+               B = operand("cuboid::calibrate::B", Scalar(0.25)),
+               C = operand("cuboid::calibrate::C", Scalar(0));
+    return best_gemm_rate(space(), A, B, C, s, max_seconds);
   }
 
  private:

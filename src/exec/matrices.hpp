@@ -57,6 +57,20 @@ void fill_value(const HostMatrix<Scalar>& M, Scalar value) {
   Kokkos::deep_copy(M, value);
 }
 
+// Element (i, j) of C0 as asked, on the host: what fill_initial writes there.
+template <class Scalar>
+Scalar initial_element(InitialC init, std::uint64_t seed, std::int64_t i, std::int64_t j) {
+  switch (init) {
+    case InitialC::zero:
+      return Scalar(0);
+    case InitialC::nan:
+      return quiet_nan<Scalar>();
+    case InitialC::random:
+      break;
+  }
+  return element<Scalar>(seed, MatrixId::C, i, j);
+}
+
 // C0 as asked: the global C's elements from the seed (rows row0.., columns col0..), zeros or NaN.
 template <class Scalar>
 void fill_initial(const HostMatrix<Scalar>& M, InitialC init, std::uint64_t seed,

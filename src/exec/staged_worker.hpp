@@ -155,21 +155,10 @@ class StagedWorker final : public Worker<Scalar> {
       if (step.c_out) {
         complete_drain(cs, ctx);       // wait: restage-after-unpack
         queues_.wait(lane_out, done);  // wait: drain-after-gemm
-        // In column chunks, each with its event: unpacking one overlaps the copy of the next,
-        // which shortens the drain no GEMM hides, the run's last.
         const std::int64_t rows = step.c.rows(), cols = step.c.cols();
-        const std::int64_t per =
-            std::max<std::int64_t>({1, (cols + kDrainChunks - 1) / kDrainChunks,
-                                    kChunkBytes / std::int64_t(sizeof(Scalar)) / rows});
         Pending& pd = pending_[cs];
         pd = Pending{true, step, {}, 0};
-        for (std::int64_t j = 0; j < cols; j += per) {
-          const std::int64_t je = std::min(cols, j + per);
-          const std::size_t off = std::size_t(j * rows);
-          queues_.download(lane_out, c_stage_[cs].data() + off, c_buf_[cs].data() + off,
-                           std::size_t((je - j) * rows) * sizeof(Scalar));
-          pd.chunks[std::size_t(pd.n++)] = Chunk{queues_.record(lane_out), j, je};
-        }
+        pd.n = issue_drain(c_stage_[cs].data(), c_buf_[cs].data(), rows, cols, pd.chunks);
         drained_[cs] = pd.chunks[std::size_t(pd.n - 1)].done;  // the lane is in order
         const std::size_t bytes = std::size_t(rows * cols) * sizeof(Scalar);
         st.d2h_bytes += double(bytes);
@@ -192,30 +181,20 @@ class StagedWorker final : public Worker<Scalar> {
     return st;
   }
 
-  // On the calling thread with the processor's threads, which it gives back afterwards: the
-  // caller's own host work (validation, the reduction) keeps its count. A host-backed processor
-  // fills its matrices without Kokkos, so that several can be measured at once from threads of
-  // their own.
+  // On the calling thread with the processor's threads (given back afterwards).
   double measure_gemm_rate(std::int64_t s, double max_seconds) override {
-    const int caller_threads = thread_count();
-    set_thread_count(this->spec_.threads);
-    const auto n = std::size_t(s * s);
-    Buffer a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::A"), n),
-        b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::B"), n),
-        c(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::C"), n);
-    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem_space>::accessible) {
-      std::fill_n(a.data(), n, Scalar(0.5));
-      std::fill_n(b.data(), n, Scalar(0.25));
-      std::fill_n(c.data(), n, Scalar(0));
-    } else {
-      Kokkos::deep_copy(a, Scalar(0.5));
-      Kokkos::deep_copy(b, Scalar(0.25));
-      Kokkos::deep_copy(c, Scalar(0));
-    }
+    const ThreadCountScope threads(this->spec_.threads);
+    auto operand = [s](const char* name, Scalar value) {
+      Buffer b(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)),
+               std::size_t(s * s));
+      fill_operand(b, value);
+      return b;
+    };
+    const Buffer a = operand("cuboid::calibrate::A", Scalar(0.5)),
+                 b = operand("cuboid::calibrate::B", Scalar(0.25)),
+                 c = operand("cuboid::calibrate::C", Scalar(0));
     const Block A(a.data(), s, s), B(b.data(), s, s), C(c.data(), s, s);
-    const double rate = best_gemm_rate(queues_.compute_space(), A, B, C, s, max_seconds);
-    set_thread_count(caller_threads);
-    return rate;
+    return best_gemm_rate(queues_.compute_space(), A, B, C, s, max_seconds);
   }
 
   // In: a host matrix of `bytes` through upload() -- packing into the staging ring included, as
@@ -244,7 +223,10 @@ class StagedWorker final : public Worker<Scalar> {
           upload(d.data(), M, 0, rows, 0, cols, st);
           queues_.sync(queues_.record(lane));
         } else {
-          download_and_unpack(M, reinterpret_cast<Scalar*>(h.data()), d.data());
+          std::array<Chunk, kDrainChunks> chunks{};
+          Scalar* stage = reinterpret_cast<Scalar*>(h.data());
+          const int n = issue_drain(stage, d.data(), rows, cols, chunks);
+          unpack_drain(chunks, n, rows, stage, [&](std::int64_t j) { return &M(0, j); });
         }
         if (r > 0) t = std::min(t, now_seconds() - t0);
       }
@@ -259,32 +241,6 @@ class StagedWorker final : public Worker<Scalar> {
   }
 
  private:
-  // The device matrix `src` (M's shape) copied out through `stage` and unpacked into M as a
-  // drain does (complete_drain): chunks of columns, each unpacked once its copy is done.
-  template <class Host>
-  void download_and_unpack(const Host& M, Scalar* stage, const Scalar* src) {
-    const std::int64_t rows = M.extent(0), cols = M.extent(1);
-    const std::int64_t per =
-        std::max<std::int64_t>({1, (cols + kDrainChunks - 1) / kDrainChunks,
-                                kChunkBytes / std::int64_t(sizeof(Scalar)) / rows});
-    std::array<Chunk, kDrainChunks> chunks{};
-    int n = 0;
-    for (std::int64_t j = 0; j < cols; j += per) {
-      const std::int64_t je = std::min(cols, j + per);
-      const std::size_t off = std::size_t(j * rows);
-      queues_.download(lane_out, stage + off, src + off,
-                       std::size_t((je - j) * rows) * sizeof(Scalar));
-      chunks[std::size_t(n++)] = Chunk{queues_.record(lane_out), j, je};
-    }
-    for (int x = 0; x < n; ++x) {
-      const Chunk& ch = chunks[std::size_t(x)];
-      Queues::sync(ch.done);
-#pragma omp parallel for num_threads(copy_threads_) schedule(static)
-      for (std::int64_t j = ch.j0; j < ch.j1; ++j)
-        std::memcpy(&M(0, j), stage + j * rows, std::size_t(rows) * sizeof(Scalar));
-    }
-  }
-
   // The staging ring, kRing chunks of at least `chunk` elements.
   void grow_ring(std::int64_t chunk) {
     if (std::int64_t(ring_.extent(0)) < kRing * chunk || chunk_ < chunk) {
@@ -306,6 +262,42 @@ class StagedWorker final : public Worker<Scalar> {
     std::array<Chunk, kDrainChunks> chunks{};
     int n = 0;
   };
+
+  // A drain: the rows x cols block `src` copied out to `stage` in column chunks, each with its
+  // event, so that unpacking one overlaps the copy of the next (which shortens the drain no GEMM
+  // hides, the run's last). Returns the number of chunks.
+  int issue_drain(Scalar* stage, const Scalar* src, std::int64_t rows, std::int64_t cols,
+                  std::array<Chunk, kDrainChunks>& chunks) {
+    const std::int64_t per =
+        std::max<std::int64_t>({1, (cols + kDrainChunks - 1) / kDrainChunks,
+                                kChunkBytes / std::int64_t(sizeof(Scalar)) / rows});
+    int n = 0;
+    for (std::int64_t j = 0; j < cols; j += per) {
+      const std::int64_t je = std::min(cols, j + per);
+      const std::size_t off = std::size_t(j * rows);
+      queues_.download(lane_out, stage + off, src + off,
+                       std::size_t((je - j) * rows) * sizeof(Scalar));
+      chunks[std::size_t(n++)] = Chunk{queues_.record(lane_out), j, je};
+    }
+    return n;
+  }
+
+  // Unpacks the drained chunks from `stage` (rows per column), each once its copy is done;
+  // column j goes to `column(j)`.
+  template <class Column>
+  void unpack_drain(const std::array<Chunk, kDrainChunks>& chunks, int n, std::int64_t rows,
+                    const Scalar* stage, const Column& column) {
+    for (int x = 0; x < n; ++x) {
+      const Chunk& ch = chunks[std::size_t(x)];
+      Queues::sync(ch.done);  // wait: unpack-after-drain
+      // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
+      [[maybe_unused]] const bool large =
+          double(rows) * double(ch.j1 - ch.j0) * sizeof(Scalar) > double(1 << 22);
+#pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
+      for (std::int64_t j = ch.j0; j < ch.j1; ++j)
+        std::memcpy(column(j), stage + j * rows, std::size_t(rows) * sizeof(Scalar));
+    }
+  }
 
   // Which block of which matrix a panel buffer holds.
   struct PanelKey {
@@ -435,17 +427,8 @@ class StagedWorker final : public Worker<Scalar> {
     const Step& step = pd.step;
     const auto [host, i_off, j_off] = c_home(step, ctx);
     const std::int64_t rows = step.c.rows(), i0 = step.c.i0 - i_off, j0 = step.c.j0 - j_off;
-    const Scalar* src = c_stage_[cs].data();
-    for (int x = 0; x < pd.n; ++x) {
-      const Chunk& ch = pd.chunks[std::size_t(x)];
-      Queues::sync(ch.done);  // wait: unpack-after-drain
-      // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
-      [[maybe_unused]] const bool large =
-          double(rows) * double(ch.j1 - ch.j0) * sizeof(Scalar) > double(1 << 22);
-#pragma omp parallel for num_threads(copy_threads_) if (large) schedule(static)
-      for (std::int64_t j = ch.j0; j < ch.j1; ++j)
-        std::memcpy(&host(i0, j0 + j), src + j * rows, std::size_t(rows) * sizeof(Scalar));
-    }
+    unpack_drain(pd.chunks, pd.n, rows, c_stage_[cs].data(),
+                 [&](std::int64_t j) { return &host(i0, j0 + j); });
     pd.active = false;
   }
 

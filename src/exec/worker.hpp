@@ -115,6 +115,31 @@ void set_thread_count(int threads);
 // The calling thread's OpenMP thread count (1 without OpenMP).
 int thread_count();
 
+// The calling thread runs with `threads` for the scope's life, then with its own count again (a
+// calibration's GEMM leaves the caller's later host work as it found it).
+class ThreadCountScope {
+ public:
+  explicit ThreadCountScope(int threads) : caller_(thread_count()) { set_thread_count(threads); }
+  ~ThreadCountScope() { set_thread_count(caller_); }
+  ThreadCountScope(const ThreadCountScope&) = delete;
+  ThreadCountScope& operator=(const ThreadCountScope&) = delete;
+
+ private:
+  int caller_;
+};
+
+// An s x s calibration operand (any rank of view holding s*s elements) set to `value`: without
+// Kokkos where the host can write it, so that processors can be measured at once from threads
+// of their own (Kokkos' host space is driven from its initial thread).
+template <class View>
+void fill_operand(const View& v, typename View::non_const_value_type value) {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename View::memory_space>::accessible)
+    std::fill_n(v.data(), v.span(), value);
+  else
+    Kokkos::deep_copy(v, value);
+}
+
 // How a processor cuts its GEMMs: into a grid of `team` single-threaded BLAS calls (team_gemm;
 // 1: one single-threaded call), or 0: one call with all of the caller's threads (a processor
 // alone on the host cores, or a device).

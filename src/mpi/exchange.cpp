@@ -178,8 +178,8 @@ void Exchange<Scalar>::sum_partials(const Message& msg, const std::vector<Matrix
 }
 
 template <class Scalar>
-void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Storage& C0_local,
-                              Scalar beta, const Storage& C_local) {
+void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, Scalar beta,
+                              const Storage& C_local) {
   // Partials may have been written by a device processor through the engine: let every
   // Kokkos space finish before MPI reads host memory.
   Kokkos::fence();
@@ -201,7 +201,7 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, const Storage& C
   // beta = 0 must not multiply: it has to clear NaN and Inf in the old C.
   const std::int64_t local = std::int64_t(C_local.extent(0));
   for (std::int64_t e = 0; e < local; ++e)
-    C_local(e) = beta == Scalar(0) ? Scalar(0) : beta * C0_local(e);
+    C_local(e) = beta == Scalar(0) ? Scalar(0) : beta * C_local(e);
 
   // Adds value(seg, r, c) into C for every element of `msg`'s segments, in message order.
   const MatrixDist& L = dist_.c;

@@ -61,10 +61,10 @@ class Exchange {
   // Lets MPI move messages while the caller computes (between waits nothing else would) and
   // retires completed requests; false when none is left outstanding.
   bool progress();
-  // Sends this rank's partials and reduces the owned C blocks into C_local; waits for every
-  // send of the product before returning. Nothing to do when C is in place.
-  void reduce(const std::vector<Matrix>& box_c, const Storage& C0_local, Scalar beta,
-              const Storage& C_local);
+  // Sends this rank's partials and reduces the owned C blocks into C_local, which holds C0
+  // (C = beta*C0 + the partials); waits for every send of the product before returning.
+  // Nothing to do when C is in place.
+  void reduce(const std::vector<Matrix>& box_c, Scalar beta, const Storage& C_local);
 
   TrafficCounters counters() const { return counters_; }
 

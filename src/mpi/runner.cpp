@@ -88,7 +88,7 @@ class RankRun {
     allocate_panels();
   }
   double multiply(const CallerMatrices<Scalar>& x, Scalar alpha, Scalar beta) {
-    A_ = x.A, B_ = x.B, C_ = x.C, C0_ = x.C;
+    A_ = x.A, B_ = x.B, C_ = x.C;
     arrays_of_storage();
     Rep rep;
     try {
@@ -354,7 +354,6 @@ class RankRun {
     fill_local(B_, d.b, me_, s_.seed, exec::MatrixId::B);
     // No copy of C0 is kept: C is regenerated from the seed before each repetition (C0 is read
     // in place, as a caller's C is), and validation regenerates the elements it checks.
-    C0_ = C_;
     regenerate_c_ = true;
   }
 
@@ -423,7 +422,7 @@ class RankRun {
         pipeline::add_product(rep.workers[q], result.workers[q]);
     }
     sw.restart();
-    ex_->reduce(box_c_, C0_, beta, C_);
+    ex_->reduce(box_c_, beta, C_);
     rep.phases.reduce = sw.seconds();
     rep.phases.total = exec::now_seconds() - t0;
     rep.traffic = ex_->counters();
@@ -454,9 +453,7 @@ class RankRun {
     if (!s_.validate) return;
     const int extra = P_ + int(comm_.allreduce_max(double(ex_->pieces().size())));
     try {
-      InitialCElements<Scalar> C0;
-      C0.seed = s_.seed, C0.init = s_.c_init;
-      if (!regenerate_c_) C0.stored = &C0_;
+      const InitialCElements<Scalar> C0{s_.seed, s_.c_init};
       out_.validation = validate_distributed(
           comm_, dist(), A_, B_, C0, C_, exec::make_scalar<Scalar>(s_.alpha, s_.alpha_im),
           exec::make_scalar<Scalar>(s_.beta, s_.beta_im), s_.seed, s_.full_check_max, extra,
@@ -484,8 +481,7 @@ class RankRun {
     f.bytes = {tr.a_sent,           tr.a_recv, tr.b_sent,   tr.b_recv,
                tr.c_sent,           tr.c_recv, tr.recv_mpi, model.received() * elem,
                model.moved() * elem};
-    const double c0 = C0_.data() == C_.data() ? 0.0 : double(C0_.size());
-    const double blocks = (double(A_.size() + B_.size() + C_.size()) + c0) * elem;
+    const double blocks = double(A_.size() + B_.size() + C_.size()) * elem;
     // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
     // buffers (every receive is posted at once), the engine's buffers.
     double data = blocks + double(a_panel_.size() + b_panel_.size()) * elem +
@@ -542,7 +538,7 @@ class RankRun {
   std::vector<pipeline::LocalPlan> plans_;  // one per piece
   std::int64_t max_a_ = 0, max_b_ = 0;
   std::vector<Matrix> box_c_;
-  Storage A_, B_, C0_, C_, a_panel_, b_panel_;
+  Storage A_, B_, C_, a_panel_, b_panel_;
   bool regenerate_c_ = false;  // C0 is not kept: C is regenerated before each repetition
   Matrix A_array_, B_array_, C_array_;
   std::vector<Rep> reps_;

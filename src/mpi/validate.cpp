@@ -47,19 +47,22 @@ Scalar op_element(std::uint64_t seed, exec::MatrixId id, Op op, std::int64_t i, 
 
 // y += op(M) x and yabs += |op(M)||x| over the stored elements `rank` owns: y[g_row] += M x[g_col]
 // untransposed, y[g_col] += op(M) x[g_row] (conjugated for Op::conjugate_transpose) else.
-template <class Scalar>
-void local_matvec(const LocalStorage<Scalar>& M, const MatrixDist& L, int rank, const Acc* x,
+// `value(at, i, j)`: the element at offset `at` of the rank's share, global (i, j).
+template <class Value>
+void local_matvec(const Value& value, const MatrixDist& L, int rank, const Acc* x,
                   const double* xabs, Acc* y, double* yabs, Op op = Op::none) {
   L.for_each_owned(rank, [&](const exec::Rect& u) {
-    const Scalar* base = M.data() + L.offset(u.i0, u.j0);
-    const std::int64_t ld = L.ld(u.i0, u.j0);
+    const std::int64_t off = L.offset(u.i0, u.j0), ld = L.ld(u.i0, u.j0);
+    auto at = [&](std::int64_t i, std::int64_t j) {
+      return value(std::size_t(off + i + j * ld), u.i0 + i, u.j0 + j);
+    };
     if (op != Op::none) {
       const bool conj = op == Op::conjugate_transpose;
       for (std::int64_t j = 0; j < u.cols(); ++j) {
         Acc sum = 0;
         double sum_abs = 0;
         for (std::int64_t i = 0; i < u.rows(); ++i) {
-          const Scalar v = base[i + j * ld];
+          const auto v = at(i, j);
           sum += (conj ? std::conj(acc(v)) : acc(v)) * x[u.i0 + i];
           sum_abs += exec::magnitude(v) * xabs[u.i0 + i];
         }
@@ -72,12 +75,18 @@ void local_matvec(const LocalStorage<Scalar>& M, const MatrixDist& L, int rank, 
       const Acc xv = x[u.j0 + j];
       const double xa = xabs[u.j0 + j];
       for (std::int64_t i = 0; i < u.rows(); ++i) {
-        const Scalar v = base[i + j * ld];
+        const auto v = at(i, j);
         y[u.i0 + i] += acc(v) * xv;
         yabs[u.i0 + i] += exec::magnitude(v) * xa;
       }
     }
   });
+}
+
+// A stored share as local_matvec reads it.
+template <class Scalar>
+auto stored(const LocalStorage<Scalar>& M) {
+  return [&M](std::size_t at, std::int64_t, std::int64_t) { return M(at); };
 }
 
 // The elements of the sampled rows this rank owns, by unit column range: for each range
@@ -160,31 +169,17 @@ std::vector<double> randomized_products(const CheckInput<Scalar>& in) {
   for (std::int64_t j = 0; j < n; ++j)
     x[std::size_t(j)] = x_entry(in.seed, j), xabs[std::size_t(j)] = std::abs(x[std::size_t(j)]);
   std::vector<double> z(3 * K, 0.0);  // op(B) x (complex), |op(B)||x|
-  local_matvec(in.B, dist.b, me, x.data(), xabs.data(), as_acc(z.data()), z.data() + 2 * K,
+  local_matvec(stored(in.B), dist.b, me, x.data(), xabs.data(), as_acc(z.data()), z.data() + 2 * K,
                in.op_b);
   in.comm.allreduce_sum(z);
   std::vector<double> r(9 * M, 0.0);
-  local_matvec(in.C, dist.c, me, x.data(), xabs.data(), as_acc(r.data()), r.data() + 6 * M);
-  local_matvec(in.A, dist.a, me, as_acc(z.data()), z.data() + 2 * K, as_acc(r.data() + 2 * M),
-               r.data() + 7 * M, in.op_a);
+  local_matvec(stored(in.C), dist.c, me, x.data(), xabs.data(), as_acc(r.data()), r.data() + 6 * M);
+  local_matvec(stored(in.A), dist.a, me, as_acc(z.data()), z.data() + 2 * K,
+               as_acc(r.data() + 2 * M), r.data() + 7 * M, in.op_a);
   // beta = 0 ignores C0 altogether (it may hold NaN on purpose).
-  if (in.beta != Scalar(0)) {
-    Acc* y = as_acc(r.data() + 4 * M);
-    double* yabs = r.data() + 8 * M;
-    const MatrixDist& L = dist.c;
-    L.for_each_owned(me, [&](const exec::Rect& u) {
-      const std::int64_t off = L.offset(u.i0, u.j0), ld = L.ld(u.i0, u.j0);
-      for (std::int64_t j = 0; j < u.cols(); ++j) {
-        const Acc xv = x[std::size_t(u.j0 + j)];
-        const double xa = xabs[std::size_t(u.j0 + j)];
-        for (std::int64_t i = 0; i < u.rows(); ++i) {
-          const Scalar v = in.C0(std::size_t(off + i + j * ld), u.i0 + i, u.j0 + j);
-          y[u.i0 + i] += acc(v) * xv;
-          yabs[u.i0 + i] += exec::magnitude(v) * xa;
-        }
-      }
-    });
-  }
+  if (in.beta != Scalar(0))
+    local_matvec([&](std::size_t, std::int64_t i, std::int64_t j) { return in.C0(i, j); }, dist.c,
+                 me, x.data(), xabs.data(), as_acc(r.data() + 4 * M), r.data() + 8 * M);
   in.comm.allreduce_sum(r);
   return r;
 }
@@ -340,7 +335,7 @@ void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidati
           for (std::int64_t i = 0; i < nr; ++i) {
             const std::size_t at = std::size_t(Lc.offset(row[i], j0 + j));
             const Acc c = acc(in.C(at));
-            const Acc c0 = use_c0 ? acc(in.C0(at, row[i], j0 + j)) : 0.0;
+            const Acc c0 = use_c0 ? acc(in.C0(row[i], j0 + j)) : 0.0;
             const Acc ref = a * acc(buf.D(i, j)) + (use_c0 ? b * c0 : 0.0);
             const double bound =
                 factor * (std::abs(a) * double(buf.W(i, j)) + std::abs(b) * std::abs(c0)) + floor;
@@ -431,7 +426,7 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
             for (std::int64_t i = 0; i < nr; ++i) {
               const std::size_t at = std::size_t(Lc.offset(row[i], col[j]));
               const Acc c = acc(in.C(at));
-              const Acc c0v = use_c0 ? acc(in.C0(at, row[i], col[j])) : 0.0;
+              const Acc c0v = use_c0 ? acc(in.C0(row[i], col[j])) : 0.0;
               const Acc ref = a * acc(buf.D(i, j)) + (use_c0 ? b * c0v : 0.0);
               const double bound =
                   factor * (std::abs(a) * double(buf.W(i, j)) + std::abs(b) * std::abs(c0v)) +

@@ -52,7 +52,6 @@
 #include <cuboid/gemm.hpp>
 
 #include "exec/matrices.hpp"
-#include "exec/scalar.hpp"
 #include "layout/distribution.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/local_matrix.hpp"
@@ -76,26 +75,15 @@ struct DistValidation {
   std::string method;
 };
 
-// C before the product, as the checks read it: a stored share, or -- where the run kept no copy
-// -- each element regenerated from the seed and the initial-C mode when a check needs it, so
-// that checking costs no memory of the size of C.
+// C before the product, as the checks read it: each element regenerated from the seed and the
+// initial-C mode when a check needs it (runs keep no copy of C0), so that checking costs no
+// memory of the size of C.
 template <class Scalar>
 struct InitialCElements {
-  const LocalStorage<Scalar>* stored = nullptr;  // nullptr: regenerated
   std::uint64_t seed = 0;
   exec::InitialC init = exec::InitialC::random;
-  // Element (i, j) of C0, at `at` in the rank's share.
-  Scalar operator()(std::size_t at, std::int64_t i, std::int64_t j) const {
-    if (stored) return (*stored)(at);
-    switch (init) {
-      case exec::InitialC::zero:
-        return Scalar(0);
-      case exec::InitialC::nan:
-        return exec::quiet_nan<Scalar>();
-      case exec::InitialC::random:
-        break;
-    }
-    return exec::element<Scalar>(seed, exec::MatrixId::C, i, j);
+  Scalar operator()(std::int64_t i, std::int64_t j) const {
+    return exec::initial_element<Scalar>(init, seed, i, j);
   }
 };
 

@@ -26,7 +26,8 @@ struct Problem {
   std::uint64_t seed = 11;
   Scalar alpha = exec::make_scalar<Scalar>(1.5, 0.5), beta = exec::make_scalar<Scalar>(-0.75, 0.25);
   Distribution L;
-  LocalStorage<Scalar> A, B, C0, C;
+  LocalStorage<Scalar> A, B, C0, C;  // C0: what compute() starts from
+  exec::InitialC init = exec::InitialC::random;
 
   // block > 0: block-cyclic; block == 0: aligned to a k-split among the ranks (tiles of 8).
   explicit Problem(std::int64_t block, bool nan_c0 = false) {
@@ -49,9 +50,10 @@ struct Problem {
     C = local_storage<Scalar>(L.c, me, "C");
     fill_local(A, L.a, me, seed, exec::MatrixId::A);
     fill_local(B, L.b, me, seed, exec::MatrixId::B);
-    if (nan_c0)
+    if (nan_c0) {
+      init = exec::InitialC::nan;
       Kokkos::deep_copy(C0, exec::quiet_nan<Scalar>());
-    else
+    } else
       fill_local(C0, L.c, me, seed, exec::MatrixId::C);
   }
 
@@ -75,12 +77,9 @@ struct Problem {
     });
   }
 
-  // With C0 as stored, or (regenerate) each element regenerated from the seed, as a run that
-  // keeps no copy checks it.
-  DistValidation check(std::int64_t full_check_max, bool regenerate = false) {
-    InitialCElements<Scalar> c0;
-    c0.seed = seed;
-    if (!regenerate) c0.stored = &C0;
+  // The checks regenerate C0 from the seed, as a run that keeps no copy does.
+  DistValidation check(std::int64_t full_check_max) {
+    const InitialCElements<Scalar> c0{seed, init};
     return validate_distributed(world(), L, A, B, c0, C, alpha, beta, seed, full_check_max,
                                 world().size() + 4);
   }
@@ -128,18 +127,18 @@ TYPED_TEST(DistValidate, OneWrongElementOnTheLastRankFailsEverywhere) {
   EXPECT_FALSE(full.full_passed);
 }
 
-// Regenerated from the seed, C0 gives the checks what the stored copy gives: the correct product
-// passes every check, and a product that started from another C0 fails them.
+// The checks regenerate C0 from the seed: the correct product passes every check, and a product
+// that started from another C0 fails them.
 TYPED_TEST(DistValidate, RegeneratedInitialCChecksAsTheStoredOne) {
   for (std::int64_t block : {16, 0}) {
     Problem<TypeParam> p(block);
     p.compute();
-    const auto v = p.check(1 << 20, /*regenerate=*/true);
+    const auto v = p.check(1 << 20);
     EXPECT_TRUE(v.passed && v.full_passed)
         << "block " << block << ": " << v.error << " > " << v.bound;
     fill_local(p.C0, p.L.c, world().rank(), p.seed + 1, exec::MatrixId::C);
     p.compute();
-    const auto w = p.check(1 << 20, /*regenerate=*/true);
+    const auto w = p.check(1 << 20);
     EXPECT_FALSE(w.passed);
     EXPECT_FALSE(w.full_passed);
   }
