@@ -425,7 +425,9 @@ class StagedWorker final : public Worker<Scalar> {
     Pending& pd = pending_[cs];
     if (!pd.active) return;
     const Step& step = pd.step;
-    const auto [host, i_off, j_off] = c_home(step, ctx);
+    // Named apart from the binding: C++17 lambdas may not capture a structured binding.
+    const auto [home, i_off, j_off] = c_home(step, ctx);
+    const HostMatrix<Scalar> host = home;
     const std::int64_t rows = step.c.rows(), i0 = step.c.i0 - i_off, j0 = step.c.j0 - j_off;
     unpack_drain(pd.chunks, pd.n, rows, c_stage_[cs].data(),
                  [&](std::int64_t j) { return &host(i0, j0 + j); });
