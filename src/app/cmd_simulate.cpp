@@ -278,11 +278,15 @@ nlohmann::json simulation_json(const deck::Deck& d, const SimulateOptions& o, co
                      {"model_s", c.predicted_s},
                      {"received_max_bytes", c.received_max * double(s.elem)},
                      {"predicted_peak_bytes", c.peak_bytes},
-                     {"fits", c.fits}});
+                     {"fits", c.fits},
+                     {"slabs_per_box", c.streaming.slabs},
+                     {"receive_window", c.streaming.window}});
   j["partition"] = {
       {"algorithm",
        s.req.automatic ? std::string("auto") : std::string(partition::to_string(s.req.algorithm))},
       {"chosen", s.rp.name},
+      {"slabs_per_box", s.rp.streaming.slabs},
+      {"receive_window", s.rp.streaming.window},
       {"candidates", cands},
       {"discretization", partition::to_string(d.partition.discretization)},
       {"seconds", s.partition_s},

@@ -205,6 +205,7 @@ void print_partition(const dist::DistSettings& s, const dist::DistOutcome& out,
                   : "given",
       rank_part.predicted_s, model_sum.received_max * elem,
       rank_part.order.name == "natural" ? "" : "; tiles ordered " + rank_part.order.name);
+  std::cout << "inputs     " << dist::describe(rank_part.streaming) << "\n";
   for (std::size_t c = 1; c < std::min<std::size_t>(rank_part.candidates.size(), 4); ++c)
     std::cout << fmt::format(
         "           runner-up {}: model {:.4g} s, most received {:.4g} B, peak {:.4g} B{}\n",
@@ -320,8 +321,11 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
                      {"received_max_bytes", c.received_max * elem},
                      {"moved_max_bytes", c.moved_max * elem},
                      {"predicted_peak_bytes", c.peak_bytes},
-                     {"fits", c.fits}});
+                     {"fits", c.fits},
+                     {"slabs_per_box", c.streaming.slabs},
+                     {"receive_window", c.streaming.window}});
   j["rank_partition"] = {{"chosen", rank_part.name},
+                         {"receive_window", rank_part.streaming.window},
                          {"automatic", s.automatic},
                          {"model_s", rank_part.predicted_s},
                          {"received_max_bytes", model_sum.received_max * elem},
@@ -333,7 +337,7 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
   j["mpi"] = {{"ranks", out.ranks},
               {"layout", s.aligned ? "aligned" : "block-cyclic"},
               {"idle_ranks", int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0))},
-              {"slabs_per_box", s.slabs_per_box}};
+              {"slabs_per_box", rank_part.streaming.slabs}};
   if (!s.aligned) {
     j["mpi"]["grid"] = {rank_part.dist.grid.rows, rank_part.dist.grid.cols};
     j["mpi"]["block"] = rank_part.dist.c.block_cyclic().row_block();

@@ -166,17 +166,40 @@ double model_traffic_cost(const std::vector<partition::TileZone>& zones, const T
   return ops;
 }
 
+std::string describe(const Streaming& s) {
+  std::string out = "k in " + std::to_string(s.slabs) + " slab" + (s.slabs == 1 ? "" : "s") +
+                    " per box whose inputs travel, ";
+  if (s.window <= 0) return out + "every receive posted at once";
+  return out + "receives posted " + std::to_string(s.window) + " stage" +
+         (s.window == 1 ? "" : "s") + " ahead (k streamed: receive, multiply, free)";
+}
+
 RankMemoryModel predict_rank_memory(const RankTraffic& t, const Distribution& dist, int rank,
-                                    int slabs) {
+                                    const partition::TileZone& zone, const TileOrder& order,
+                                    Streaming streaming) {
   RankMemoryModel m;
   m.blocks = double(dist.a.local_size(rank)) + double(dist.b.local_size(rank)) +
              double(dist.c.local_size(rank));
-  m.messages = t.a_in + t.b_in + t.c_in + t.a_out + t.b_out + t.c_out;
   const bool c_stays =
       t.c_in == 0 && t.c_out == 0 && dist.c.kind() == MatrixDist::Kind::block_cyclic;
   if (!c_stays) m.partial_c = t.c_boxes;
-  const double s = double(std::max(1, slabs));
-  m.panels = (t.a_in > 0 ? t.a_foot / s : 0.0) + (t.b_in > 0 ? t.b_foot / s : 0.0);
+  // A zone whose inputs all lie on the rank is one piece per box, read in place when the layout
+  // is block-cyclic; otherwise every piece copies its panels, received or owned.
+  const bool travels = t.a_in > 0 || t.b_in > 0;
+  const bool copies = travels || dist.a.kind() != MatrixDist::Kind::block_cyclic;
+  const auto pieces = pieces_of(zone, travels ? std::max(1, streaming.slabs) : 1);
+  double a_max = 0, b_max = 0;
+  for (const auto& p : pieces) {
+    const exec::Rect a = a_panel(order, p.box), b = b_panel(order, p.box);
+    a_max = std::max(a_max, double(a.rows()) * double(a.cols()));
+    b_max = std::max(b_max, double(b.rows()) * double(b.cols()));
+  }
+  if (copies) m.panels = a_max + b_max;
+  // A stage receives at most its piece's panels: streamed, the slots hold `window` of those.
+  double received = t.a_in + t.b_in;
+  if (streaming.window > 0 && std::size_t(streaming.window) < pieces.size())
+    received = std::min(received, double(streaming.window) * (a_max + b_max));
+  m.messages = received + t.c_in + t.c_out;
   return m;
 }
 

@@ -18,6 +18,7 @@
 //   elements counts the owned ones too: the volume if nothing started local.
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "layout/distribution.hpp"
@@ -96,17 +97,30 @@ struct CommSummary {
 CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::int64_t n,
                       std::int64_t k);
 
+// How a rank's inputs travel: each box whose inputs travel is cut into `slabs` pieces along k,
+// and receives are posted `window` stages ahead (0: every stage at once). Finer slabs and a
+// window of one stage hold less: k streamed in rounds of receive, multiply, free.
+struct Streaming {
+  int slabs = 4;
+  int window = 0;
+};
+// In words, for reports: "k in 4 slabs per box, every receive posted at once".
+std::string describe(const Streaming& s);
+
 // What a rank holds at its peak in a distributed run, in elements, as the runner allocates it:
-// its blocks of A, B and C (no copy of C0: it is regenerated from the seed); a buffer for every
-// message it receives and sends (every receive is posted at once); partial C for its zone unless
-// its zone is its own C (nothing of C travels); and the reusable A and B panels of its largest
-// piece (a box's projections over `slabs` pieces along k). The engine's own buffers are the
-// processors' budgets.
+// its blocks of A, B and C (no copy of C0: it is regenerated from the seed); a buffer for what
+// it receives (all of it, or `window` stages, each taken as its piece's whole panels: an upper
+// estimate, exact where a slab's inputs lie on other ranks) and for the partial C it sends and
+// receives (sends of A and B are read from the blocks in place); partial C for its zone unless its
+// zone is its own C (nothing of C travels); and the reusable A and B panels of its largest piece
+// (none when nothing travels and the block-cyclic arrays are the panels). `zone` is the rank's,
+// in positions of `order`. The engine's own buffers are the processors' budgets.
 struct RankMemoryModel {
   double blocks = 0, messages = 0, partial_c = 0, panels = 0;
   double total() const { return blocks + messages + partial_c + panels; }
 };
 RankMemoryModel predict_rank_memory(const RankTraffic& t, const Distribution& dist, int rank,
-                                    int slabs = 4);
+                                    const partition::TileZone& zone, const TileOrder& order,
+                                    Streaming streaming = {});
 
 }  // namespace cuboid::dist

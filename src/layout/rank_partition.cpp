@@ -348,6 +348,7 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
                               ? Distribution{}
                               : block_cyclic_distribution(req.m, req.n, req.k, req.block, req.grid,
                                                           req.a_transposed, req.b_transposed);
+  const std::int64_t k_tiles = (req.k + req.tile - 1) / req.tile;
   for (auto& c : cands) {
     // Structured candidates that leave a working rank idle (or feed an idle one) are skipped;
     // a fixed algorithm is always taken.
@@ -374,14 +375,26 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
     const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem, req.latency_s);
     const auto sum = summarize(traffic, req.m, req.n, req.k);
     std::vector<double> peaks(static_cast<std::size_t>(P), 0.0);
-    for (int r = 0; r < P; ++r)
-      peaks[std::size_t(r)] =
-          predict_rank_memory(traffic[std::size_t(r)], d, r, req.slabs_per_box).total() *
-              double(req.elem) +
-          req.fixed_bytes;
-    const double peak = *std::max_element(peaks.begin(), peaks.end());
-    const bool fits = req.memory_limit_bytes <= 0 || peak <= req.memory_limit_bytes;
-    best.candidates.push_back({c.name, s, sum.received_max, sum.moved_max, peak, fits});
+    Streaming streaming = req.streaming;
+    double peak = 0;
+    bool fits = false;
+    // The request's way first; then k streamed ever finer until the peak fits.
+    for (;;) {
+      for (int r = 0; r < P; ++r)
+        peaks[std::size_t(r)] = predict_rank_memory(traffic[std::size_t(r)], d, r,
+                                                    c.zones[std::size_t(r)], c.order, streaming)
+                                        .total() *
+                                    double(req.elem) +
+                                req.fixed_bytes;
+      peak = *std::max_element(peaks.begin(), peaks.end());
+      fits = req.memory_limit_bytes <= 0 || peak <= req.memory_limit_bytes;
+      if (fits || (streaming.window == 1 && streaming.slabs >= k_tiles)) break;
+      if (streaming.window != 1)
+        streaming.window = 1;
+      else
+        streaming.slabs = int(std::min<std::int64_t>(2 * std::int64_t(streaming.slabs), k_tiles));
+    }
+    best.candidates.push_back({c.name, s, sum.received_max, sum.moved_max, peak, fits, streaming});
     if (peak < smallest_peak) smallest_peak = peak, smallest_name = c.name;
     // A candidate over the memory limit is scored and reported, never chosen.
     if (!fits) continue;
@@ -399,13 +412,14 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
       best.predicted_s = s;
       best_received = sum.received_max;
       best.peak_bytes = std::move(peaks);
+      best.streaming = streaming;
     }
   }
   best.memory_limit_bytes = req.memory_limit_bytes;
   if (best.name.empty() && !best.candidates.empty() && req.memory_limit_bytes > 0)
     throw MemoryLimitTooSmall(
-        fmt::format("every candidate's predicted peak exceeds the limit of {:.1f} MiB per rank; "
-                    "the smallest, {:.1f} MiB ({}), would do",
+        fmt::format("every candidate's predicted peak exceeds the limit of {:.4g} MiB per rank; "
+                    "the smallest, {:.4g} MiB ({}), would do",
                     req.memory_limit_bytes / 1048576.0, smallest_peak / 1048576.0, smallest_name),
         smallest_peak);
   if (best.name.empty() && !best.skipped.empty())

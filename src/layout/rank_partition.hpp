@@ -54,9 +54,11 @@ struct RankPartitionRequest {
   double latency_s = 0;
   // Bytes each rank may hold (0: no limit): candidates whose predicted peak on some rank is above
   // it are refused (predict_rank_memory plus `fixed_bytes`, what every rank holds besides data).
+  // A candidate that does not fit as `streaming` says is tried again with k streamed: receives
+  // one stage ahead and slabs twice as fine each time, down to one tile deep.
   double memory_limit_bytes = 0;
   double fixed_bytes = 0;
-  int slabs_per_box = 4;
+  Streaming streaming;
 };
 
 struct RankCandidate {
@@ -66,6 +68,7 @@ struct RankCandidate {
   double moved_max = 0;     // elements
   double peak_bytes = 0;    // the largest predicted peak of any rank
   bool fits = true;         // peak_bytes within the request's memory limit
+  Streaming streaming;      // the first that fits (else the finest tried)
 };
 
 struct RankPartition {
@@ -79,6 +82,7 @@ struct RankPartition {
   std::vector<std::string> skipped;       // candidates left out: too costly to model
   double memory_limit_bytes = 0;          // as requested (0: none)
   std::vector<double> peak_bytes;         // the chosen candidate's predicted peak per rank
+  Streaming streaming;                    // how the chosen candidate's inputs travel
 };
 
 // No candidate's predicted peak fits the memory limit: `minimum_bytes` would do for the

@@ -72,6 +72,15 @@ class Communicator {
              std::vector<MPI_Request>& out) const;
   void irecv(void* buf, std::size_t bytes, int source, int tag,
              std::vector<MPI_Request>& out) const;
+  // A send gathered from `blocks` in order, read where they lie (a derived datatype per message):
+  // no packing buffer. It matches an irecv of the blocks' total bytes, split the same way. The
+  // blocks must stay unchanged until the requests complete.
+  struct Block {
+    const void* data = nullptr;
+    std::size_t bytes = 0;
+  };
+  void isend_blocks(const std::vector<Block>& blocks, int dest, int tag,
+                    std::vector<MPI_Request>& out) const;
   static void wait_all(std::vector<MPI_Request>& requests);
   // The same for receives, returning the bytes they delivered (MPI_Get_count): what MPI
   // measured, to set beside what the plan expected.

@@ -21,17 +21,29 @@ std::vector<std::vector<Scalar, exec::meter::Allocator<Scalar>>> buffers_for(
 
 template <class Scalar>
 Exchange<Scalar>::Exchange(const Communicator& comm, const std::vector<partition::TileZone>& zones,
-                           const TileOrder& order, const Distribution& dist, int slabs_per_box)
+                           const TileOrder& order, const Distribution& dist, int slabs_per_box,
+                           int window)
     : Exchange(comm, make_comm_plan(comm.rank(), comm.size(), zones, order, dist, slabs_per_box),
-               dist) {}
+               dist, window) {}
 
 template <class Scalar>
-Exchange<Scalar>::Exchange(const Communicator& comm, CommPlan plan, const Distribution& dist)
+Exchange<Scalar>::Exchange(const Communicator& comm, CommPlan plan, const Distribution& dist,
+                           int window)
     : comm_(comm), dist_(dist), plan_(std::move(plan)) {
   if (plan_.rank != comm.rank() || plan_.ranks != comm.size())
     throw std::invalid_argument("exchange: the plan is not this rank's");
-  for (const auto& stage : plan_.incoming) incoming_.push_back(buffers_for<Scalar>(stage));
-  outgoing_ = buffers_for<Scalar>(plan_.outgoing);
+  const int stages = int(plan_.incoming.size());
+  window_ = std::max(1, window <= 0 ? stages : std::min(window, stages));
+  std::vector<std::size_t> slot_size(std::size_t(window_), 0);
+  for (std::size_t s = 0; s < plan_.incoming.size(); ++s) {
+    std::size_t at = 0;
+    offsets_.emplace_back();
+    for (const auto& msg : plan_.incoming[s])
+      offsets_.back().push_back(at), at += std::size_t(msg.elements());
+    auto& size = slot_size[s % std::size_t(window_)];
+    size = std::max(size, at);
+  }
+  for (std::size_t size : slot_size) slots_.emplace_back(size);
   c_out_ = buffers_for<Scalar>(plan_.c_out);
   // This rank's own partials are added into its C straight from the boxes (reduce): no buffer.
   if (plan_.self_c >= 0) Buffer().swap(c_out_[std::size_t(plan_.self_c)]);
@@ -52,32 +64,48 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
       comm_.irecv(buffer.data(), buffer.size() * sizeof(Scalar), s, CommPlan::c_tag,
                   c_requests_[std::size_t(s)]);
   }
-  for (std::size_t s = 0; s < plan_.incoming.size(); ++s)
-    for (std::size_t m = 0; m < plan_.incoming[s].size(); ++m) {
-      const Message& msg = plan_.incoming[s][m];
-      auto& buffer = incoming_[s][m];
-      comm_.irecv(buffer.data(), buffer.size() * sizeof(Scalar), msg.peer, msg.tag,
-                  stage_requests_[s]);
-    }
-  for (std::size_t m = 0; m < plan_.outgoing.size(); ++m) {
-    const Message& msg = plan_.outgoing[m];
-    auto& buffer = outgoing_[m];
-    std::size_t pos = 0;
-    auto pack = [&](const std::vector<CommPlan::Segment>& segs, const Storage& X,
-                    const MatrixDist& L) {
+  for (std::size_t s = 0; s < std::size_t(window_) && s < plan_.incoming.size(); ++s) post(s);
+  std::vector<Communicator::Block> blocks;
+  for (const Message& msg : plan_.outgoing) {
+    blocks.clear();
+    // Column by column as the receiver unpacks them (a segment's rows are contiguous).
+    auto gather = [&](const std::vector<CommPlan::Segment>& segs, const Storage& X,
+                      const MatrixDist& L) {
       for (const auto& seg : segs) {
         const Scalar* src = X.data() + L.offset(seg.gi, seg.gj);
         const std::int64_t ld = L.ld(seg.gi, seg.gj);
-        for (std::int64_t c = 0; c < seg.cols; ++c, pos += std::size_t(seg.rows))
-          std::copy_n(src + c * ld, seg.rows, buffer.data() + pos);
+        if (ld == seg.rows) {
+          blocks.push_back({src, std::size_t(seg.elements()) * sizeof(Scalar)});
+          continue;
+        }
+        for (std::int64_t c = 0; c < seg.cols; ++c)
+          blocks.push_back({src + c * ld, std::size_t(seg.rows) * sizeof(Scalar)});
       }
     };
-    pack(msg.a, A_local, dist_.a);
-    pack(msg.b, B_local, dist_.b);
-    comm_.isend(buffer.data(), buffer.size() * sizeof(Scalar), msg.peer, msg.tag, send_requests_);
+    gather(msg.a, A_local, dist_.a);
+    gather(msg.b, B_local, dist_.b);
+    comm_.isend_blocks(blocks, msg.peer, msg.tag, send_requests_);
     counters_.a_sent += double(msg.a_elems) * sz;
     counters_.b_sent += double(msg.b_elems) * sz;
   }
+}
+
+template <class Scalar>
+void Exchange<Scalar>::post(std::size_t s) {
+  for (std::size_t m = 0; m < plan_.incoming[s].size(); ++m) {
+    const Message& msg = plan_.incoming[s][m];
+    comm_.irecv(stage_data(s, m), std::size_t(msg.elements()) * sizeof(Scalar), msg.peer, msg.tag,
+                stage_requests_[s]);
+  }
+}
+
+template <class Scalar>
+double Exchange<Scalar>::buffer_bytes() const {
+  std::size_t n = 0;
+  for (const auto& b : slots_) n += b.size();
+  for (const auto& b : c_out_) n += b.size();
+  for (const auto& b : c_in_) n += b.size();
+  return double(n) * double(sizeof(Scalar));
 }
 
 template <class Scalar>
@@ -95,13 +123,13 @@ bool Exchange<Scalar>::progress() {
 
 // Received parts go into the panels, and into the carry store when a later piece needs them.
 template <class Scalar>
-void Exchange<Scalar>::unpack(const Message& msg, const Buffer& buffer, const Matrix& A_panel,
+void Exchange<Scalar>::unpack(const Message& msg, const Scalar* data, const Matrix& A_panel,
                               const Matrix& B_panel) {
   const double sz = double(sizeof(Scalar));
   std::size_t pos = 0;
   auto unpack_part = [&](const std::vector<CommPlan::Segment>& segs, const Matrix& panel) {
     for (const auto& seg : segs) {
-      const Scalar* src = buffer.data() + pos;
+      const Scalar* src = data + pos;
       for (std::int64_t c = 0; c < seg.cols; ++c)
         std::copy_n(src + c * seg.rows, seg.rows, &panel(seg.pi, seg.pj + c));
       if (seg.carry >= 0) {
@@ -140,7 +168,9 @@ void Exchange<Scalar>::inputs_for(int s, const Storage& A_local, const Storage& 
   const std::size_t st = std::size_t(s);
   counters_.recv_mpi += Communicator::wait_all_received(stage_requests_[st]);
   for (std::size_t m = 0; m < plan_.incoming[st].size(); ++m)
-    unpack(plan_.incoming[st][m], incoming_[st][m], A_panel, B_panel);
+    unpack(plan_.incoming[st][m], stage_data(st, m), A_panel, B_panel);
+  // The slot is free again: the stage `window` ahead receives into it while this piece computes.
+  if (st + std::size_t(window_) < plan_.incoming.size()) post(st + std::size_t(window_));
   const double sz = double(sizeof(Scalar));
   carry_peak_ = std::max(carry_peak_, carry_bytes_now_ / sz);
   fill(plan_.copies_a[st], A_local, dist_.a, A_panel);

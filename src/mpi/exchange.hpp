@@ -2,8 +2,13 @@
 // Executes a communication plan (comm_plan.hpp, which says what travels where), non-blocking
 // throughout.
 //
-// Every receive is posted up front; the rank waits only for stage s before computing piece s,
-// so later stages travel while earlier pieces compute (the runner calls progress() meanwhile).
+// Receives are posted `window` stages ahead (every one up front when the window is 0): the rank
+// waits only for stage s before computing piece s, so later stages travel while earlier pieces
+// compute (the runner calls progress() meanwhile), and the receive buffers hold `window` stages
+// at most. Sends are gathered from the local arrays where they lie: nothing is packed, so a
+// rank's parts cost no memory however many ranks need them.
+// A receive posted late costs no deadlock: every send is issued at the start, and a rank waits
+// only for receives it posted itself.
 // Received parts are unpacked into the panels, carried tiles kept until their last use, owned
 // parts copied from the local arrays. After its last piece a rank holds one partial C block per
 // box (alpha applied); an owner computes C = beta*C0 + the partials in rank order, so beta*C0
@@ -35,9 +40,9 @@ class Exchange {
   // Collective in spirit (every rank must build one from the same zones) but communicates
   // nothing: the plan derives from the zones and the distribution (make_comm_plan).
   Exchange(const Communicator& comm, const std::vector<partition::TileZone>& zones,
-           const TileOrder& order, const Distribution& dist, int slabs_per_box);
+           const TileOrder& order, const Distribution& dist, int slabs_per_box, int window = 0);
   // Executes `plan`, made for this rank of `comm` with `dist`; both must outlive the exchange.
-  Exchange(const Communicator& comm, CommPlan plan, const Distribution& dist);
+  Exchange(const Communicator& comm, CommPlan plan, const Distribution& dist, int window = 0);
 
   const CommPlan& plan() const { return plan_; }
   const std::vector<Piece>& pieces() const { return plan_.pieces; }
@@ -52,10 +57,15 @@ class Exchange {
   bool c_in_place() const { return plan_.c_in_place; }
   // Bytes of the tiles kept for later pieces, at most at once (peak of the carry store).
   double carry_peak_bytes() const { return carry_peak_ * double(sizeof(Scalar)); }
+  // Bytes of the message buffers, allocated once: the receive slots and partial C both ways.
+  double buffer_bytes() const;
+  // Stages whose receives are posted at once.
+  int window() const { return window_; }
 
-  // Posts every receive of this product, then packs and sends this rank's A and B parts.
+  // Posts the receives of the first `window` stages, then sends this rank's A and B parts.
   void start(const Storage& A_local, const Storage& B_local);
-  // Waits for stage s and fills the panels of piece s that are not in place.
+  // Waits for stage s, fills the panels of piece s that are not in place, and posts the receives
+  // of stage s + window into the buffers stage s has left.
   void inputs_for(int s, const Storage& A_local, const Storage& B_local, const Matrix& A_panel,
                   const Matrix& B_panel);
   // Lets MPI move messages while the caller computes (between waits nothing else would) and
@@ -73,8 +83,11 @@ class Exchange {
   using Buffer = std::vector<Scalar, exec::meter::Allocator<Scalar>>;
   using Message = CommPlan::Message;
 
-  void unpack(const Message& msg, const Buffer& buffer, const Matrix& A_panel,
-              const Matrix& B_panel);
+  void unpack(const Message& msg, const Scalar* data, const Matrix& A_panel, const Matrix& B_panel);
+  void post(std::size_t stage);
+  Scalar* stage_data(std::size_t stage, std::size_t message) {
+    return slots_[stage % std::size_t(window_)].data() + offsets_[stage][message];
+  }
   void fill(const std::vector<CommPlan::PanelCopy>& copies, const Storage& X, const MatrixDist& L,
             const Matrix& panel) const;
   // Element (r, c) of `seg`'s part of C summed over this rank's boxes, in box order.
@@ -86,9 +99,12 @@ class Exchange {
   const Distribution& dist_;
   const CommPlan plan_;
 
-  // One buffer per message of the plan, allocated once: every receive is posted at once.
-  std::vector<std::vector<Buffer>> incoming_;  // per stage, as plan_.incoming
-  std::vector<Buffer> outgoing_, c_out_, c_in_;
+  // Stage s receives into slot s % window_, its messages one after another (offsets_): a slot
+  // is as large as the largest of its stages, allocated once.
+  int window_ = 1;
+  std::vector<Buffer> slots_;
+  std::vector<std::vector<std::size_t>> offsets_;  // per stage and message, in its slot
+  std::vector<Buffer> c_out_, c_in_;
   std::vector<std::vector<MPI_Request>> stage_requests_;  // per stage
   std::vector<MPI_Request> send_requests_;
   std::vector<std::vector<MPI_Request>> c_requests_;  // per rank

@@ -23,7 +23,7 @@ namespace cuboid::dist {
 namespace {
 
 // The rank partition as integers, so that rank 0 can hand it to everyone: the order's three
-// permutations, then per rank its boxes.
+// permutations, per rank its boxes, then how k is streamed.
 std::vector<std::int64_t> serialize(const RankPartition& p) {
   std::vector<std::int64_t> v;
   for (const AxisOrder* a : {&p.order.i, &p.order.j, &p.order.k}) {
@@ -36,6 +36,7 @@ std::vector<std::int64_t> serialize(const RankPartition& p) {
     for (const auto& b : z)
       v.insert(v.end(), {b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]});
   }
+  v.insert(v.end(), {p.streaming.slabs, p.streaming.window});
   return v;
 }
 
@@ -63,6 +64,7 @@ void deserialize(const std::vector<std::int64_t>& v, const DistSettings& s, Rank
       at += 6;
     }
   }
+  p.streaming = Streaming{int(v[at]), int(v[at + 1])};
 }
 
 // One rank's part of a distributed run, phase by phase; run() calls them in order.
@@ -191,7 +193,7 @@ class RankRun {
     req.discretization = s_.discretization, req.bandwidth_gbs = s_.bandwidth_gbs;
     req.elem = sizeof(Scalar);
     req.allow_idle = s_.allow_idle, req.latency_s = s_.latency_s;
-    req.memory_limit_bytes = limit_, req.slabs_per_box = s_.slabs_per_box;
+    req.memory_limit_bytes = limit_, req.streaming = Streaming{s_.slabs_per_box, 0};
     return req;
   }
 
@@ -266,8 +268,9 @@ class RankRun {
     std::exception_ptr failure;
     const RankPartition& rank_part = out_.partition;
     try {
-      ex_ = std::make_unique<Exchange<Scalar>>(comm_, rank_part.zones, rank_part.order, dist(),
-                                               s_.slabs_per_box);
+      ex_ =
+          std::make_unique<Exchange<Scalar>>(comm_, rank_part.zones, rank_part.order, dist(),
+                                             rank_part.streaming.slabs, rank_part.streaming.window);
       std::vector<pipeline::Product> products;
       for (std::size_t p = 0; p < ex_->pieces().size(); ++p) {
         const Piece& piece = ex_->pieces()[p];
@@ -483,10 +486,9 @@ class RankRun {
                model.moved() * elem};
     const double blocks = double(A_.size() + B_.size() + C_.size()) * elem;
     // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
-    // buffers (every receive is posted at once), the engine's buffers.
+    // buffers, the engine's buffers.
     double data = blocks + double(a_panel_.size() + b_panel_.size()) * elem +
-                  local_.reserved_bytes() + ex_->carry_peak_bytes() + tr.a_recv + tr.b_recv +
-                  tr.c_recv + tr.a_sent + tr.b_sent + tr.c_sent;
+                  local_.reserved_bytes() + ex_->carry_peak_bytes() + ex_->buffer_bytes();
     for (const auto& b : box_c_) data += double(b.size()) * elem;
     f.memory.local_blocks_bytes = blocks;
     f.memory.projections_bytes = model.footprint() * elem;
@@ -496,7 +498,10 @@ class RankRun {
     f.memory.peak_resident_bytes = double(exec::meter::peak_resident_bytes());
     f.memory.limit_bytes = limit_;
     f.memory.predicted_peak_bytes =
-        predict_rank_memory(model, dist(), me_, s_.slabs_per_box).total() * elem;
+        predict_rank_memory(model, dist(), me_, out_.partition.zones[std::size_t(me_)],
+                            out_.partition.order, out_.partition.streaming)
+            .total() *
+        elem;
     if (exec::meter::installed()) {
       f.memory.allocated_peak_bytes = product_peak_bytes_;
       f.memory.validation_peak_bytes = double(exec::meter::host().peak);

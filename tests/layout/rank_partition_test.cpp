@@ -89,12 +89,22 @@ TEST(RankPartition, MemoryLimitRefusesCandidatesThatDoNotFit) {
   EXPECT_GT(refused, 0);
 }
 
-// A limit below every candidate's peak names the smallest peak, which then suffices.
+// A limit below every candidate's peak, k streamed as finely as it goes, names the smallest
+// peak, which then suffices; it is below every peak with every receive posted at once.
 TEST(RankPartition, MemoryLimitBelowEveryCandidateNamesTheMinimum) {
   RankPartitionRequest req = block_cyclic_request();
   const RankPartition free = choose_rank_partition(req);
-  double lo = 1e300;
-  for (const auto& c : free.candidates) lo = std::min(lo, c.peak_bytes);
+  double unstreamed = 1e300;
+  for (const auto& c : free.candidates) unstreamed = std::min(unstreamed, c.peak_bytes);
+  req.memory_limit_bytes = 1;
+  double lo = 0;
+  try {
+    choose_rank_partition(req);
+    FAIL() << "a limit of one byte was accepted";
+  } catch (const MemoryLimitTooSmall& e) {
+    lo = e.minimum_bytes;
+  }
+  EXPECT_LT(lo, unstreamed);
   req.memory_limit_bytes = lo * 0.99;
   try {
     choose_rank_partition(req);
@@ -107,21 +117,62 @@ TEST(RankPartition, MemoryLimitBelowEveryCandidateNamesTheMinimum) {
   EXPECT_NO_THROW(choose_rank_partition(req));
 }
 
-// The prediction counts the blocks (no copy of C0), every message and the partial C the runner
-// allocates.
+// The prediction counts the blocks (no copy of C0), what is received, the partial C the runner
+// allocates, and the panels of the largest piece.
 TEST(RankPartition, PredictedMemoryCountsBlocksMessagesAndPartialC) {
   const Distribution d = block_cyclic_distribution(512, 512, 512, 64, near_square_grid(4));
+  const TileOrder order = natural_order(512, 512, 512, 64);
+  // Two boxes stacked along k over the same 4 x 2 tiles of C.
+  const partition::TileZone zone = {partition::TileBox{{0, 0, 0}, {4, 2, 4}},
+                                    partition::TileBox{{0, 0, 4}, {4, 2, 8}}};
   RankTraffic t;
   t.a_in = 100, t.b_in = 200, t.c_out = 50, t.a_foot = 400, t.b_foot = 800, t.c_foot = 64;
-  t.c_boxes = 96;  // two boxes stacked along k, whose C panels overlap by 32 elements
-  const RankMemoryModel m = predict_rank_memory(t, d, 0, 4);
+  t.c_boxes = 96;
+  const RankMemoryModel m = predict_rank_memory(t, d, 0, zone, order, Streaming{4, 0});
   const double blocks = 3.0 * 512 * 512 / 4;  // A, B and C: a quarter of each
   EXPECT_DOUBLE_EQ(m.blocks, blocks);
-  EXPECT_DOUBLE_EQ(m.messages, 350);
+  EXPECT_DOUBLE_EQ(m.messages, 350);  // every receive at once, and C's buffers
   EXPECT_DOUBLE_EQ(m.partial_c, 96);  // C travels: each box's C is a buffer of its own
-  EXPECT_DOUBLE_EQ(m.panels, 100 + 200);
+  // Each box of 4 tiles along k in 4 slabs: pieces one tile deep, A 256 x 64, B 64 x 128.
+  EXPECT_DOUBLE_EQ(m.panels, 256.0 * 64 + 64.0 * 128);
   RankTraffic own;  // nothing travels: the blocks alone
-  EXPECT_DOUBLE_EQ(predict_rank_memory(own, d, 0, 4).total(), blocks);
+  EXPECT_DOUBLE_EQ(predict_rank_memory(own, d, 0, zone, order).total(), blocks);
+}
+
+// Streamed, a rank holds `window` stages of what it receives, each at most its piece's panels.
+TEST(RankPartition, PredictedMemoryOfStreamedInputsIsItsWindow) {
+  const Distribution d = block_cyclic_distribution(512, 512, 512, 64, near_square_grid(4));
+  const TileOrder order = natural_order(512, 512, 512, 64);
+  const partition::TileZone zone = {partition::TileBox{{0, 0, 0}, {4, 4, 8}}};
+  RankTraffic t;
+  t.a_in = 256.0 * 512, t.b_in = 3 * 256.0 * 512;  // A half received, B three quarters
+  const RankMemoryModel all = predict_rank_memory(t, d, 0, zone, order, Streaming{8, 0});
+  const RankMemoryModel one = predict_rank_memory(t, d, 0, zone, order, Streaming{8, 1});
+  const RankMemoryModel two = predict_rank_memory(t, d, 0, zone, order, Streaming{8, 2});
+  const double panels = 2 * 256.0 * 64;  // A 256 x 64 and B 64 x 256 per piece one tile deep
+  EXPECT_DOUBLE_EQ(all.messages, t.a_in + t.b_in);
+  EXPECT_DOUBLE_EQ(one.messages, panels);
+  EXPECT_DOUBLE_EQ(two.messages, 2 * panels);
+  EXPECT_DOUBLE_EQ(one.panels, panels);
+  EXPECT_DOUBLE_EQ(predict_rank_memory(t, d, 0, zone, order, Streaming{2, 0}).panels,
+                   2 * 256.0 * 256);
+}
+
+// A limit under what posting every receive at once needs is met by streaming k: the candidate
+// is taken with receives one stage ahead and slabs fine enough, not refused.
+TEST(RankPartition, TightLimitStreamsInsteadOfRefusing) {
+  RankPartitionRequest req;
+  req.m = req.n = req.k = 1024, req.tile = 64;
+  req.speeds.assign(4, 1.0);
+  req.grid = near_square_grid(4), req.block = 64;
+  const RankPartition loose = choose_rank_partition(req);
+  EXPECT_EQ(loose.streaming.window, 0);
+  const double share = 3.0 * 1024 * 1024 * 8 / 4;
+  req.memory_limit_bytes = 1.25 * share;
+  const RankPartition tight = choose_rank_partition(req);
+  EXPECT_EQ(tight.streaming.window, 1);
+  EXPECT_GT(tight.streaming.slabs, 4);
+  for (double peak : tight.peak_bytes) EXPECT_LE(peak, req.memory_limit_bytes);
 }
 
 // Whatever the ops, a stationary candidate the model chooses keeps its operand where it is
