@@ -48,6 +48,10 @@ Exchange<Scalar>::Exchange(const Communicator& comm, CommPlan plan, const Distri
   // This rank's own partials are added into its C straight from the boxes (reduce): no buffer.
   if (plan_.self_c >= 0) Buffer().swap(c_out_[std::size_t(plan_.self_c)]);
   c_in_ = buffers_for<Scalar>(plan_.c_in);
+  std::size_t elements = 0;
+  for (const auto* buffers : {&slots_, &c_out_, &c_in_})
+    for (const auto& b : *buffers) elements += b.size();
+  buffer_bytes_ = double(elements) * double(sizeof(Scalar));
   stage_requests_.resize(plan_.incoming.size());
   c_requests_.resize(std::size_t(comm.size()));
   carried_.resize(plan_.carried.size());
@@ -100,12 +104,9 @@ void Exchange<Scalar>::post(std::size_t s) {
 }
 
 template <class Scalar>
-double Exchange<Scalar>::buffer_bytes() const {
-  std::size_t n = 0;
-  for (const auto& b : slots_) n += b.size();
-  for (const auto& b : c_out_) n += b.size();
-  for (const auto& b : c_in_) n += b.size();
-  return double(n) * double(sizeof(Scalar));
+void Exchange<Scalar>::release() {
+  for (auto* buffers : {&slots_, &c_out_, &c_in_})
+    for (auto& b : *buffers) Buffer().swap(b);
 }
 
 template <class Scalar>

@@ -58,7 +58,10 @@ class Exchange {
   // Bytes of the tiles kept for later pieces, at most at once (peak of the carry store).
   double carry_peak_bytes() const { return carry_peak_ * double(sizeof(Scalar)); }
   // Bytes of the message buffers, allocated once: the receive slots and partial C both ways.
-  double buffer_bytes() const;
+  double buffer_bytes() const { return buffer_bytes_; }
+  // Frees the message buffers once the last product is done (validation may use the memory);
+  // the exchange cannot run again.
+  void release();
   // Stages whose receives are posted at once.
   int window() const { return window_; }
 
@@ -105,6 +108,7 @@ class Exchange {
   std::vector<Buffer> slots_;
   std::vector<std::vector<std::size_t>> offsets_;  // per stage and message, in its slot
   std::vector<Buffer> c_out_, c_in_;
+  double buffer_bytes_ = 0;
   std::vector<std::vector<MPI_Request>> stage_requests_;  // per stage
   std::vector<MPI_Request> send_requests_;
   std::vector<std::vector<MPI_Request>> c_requests_;  // per rank

@@ -116,6 +116,7 @@ class RankRun {
     make_matrices();
     repeat();
     product_peak_bytes_ = double(exec::meter::host().peak);
+    data_bytes_ = data_bytes();
     if (s_.fault == exec::Fault::corrupt && dist().c.owner(0, 0) == me_) {
       auto& x = C_(std::size_t(dist().c.offset(0, 0)));
       x = exec::flip_exponent_bit(x);
@@ -452,15 +453,37 @@ class RankRun {
     return reps_[pipeline::summarize_times(times).median_index];
   }
 
+  // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
+  // buffers, the engine's buffers.
+  double data_bytes() const {
+    const double elem = double(sizeof(Scalar));
+    double data =
+        double(A_.size() + B_.size() + C_.size() + a_panel_.size() + b_panel_.size()) * elem +
+        local_.reserved_bytes() + ex_->carry_peak_bytes() + ex_->buffer_bytes();
+    for (const auto& b : box_c_) data += double(b.size()) * elem;
+    return data;
+  }
+
   void validate() {
     if (!s_.validate) return;
     const int extra = P_ + int(comm_.allreduce_max(double(ex_->pieces().size())));
+    // The product is done: its panels, partial boxes and message buffers make room for the
+    // check's blocks, which are cut to what the limit leaves beside the blocks of A, B and C and
+    // the check's vectors (a few of length m, n and k).
+    a_panel_ = Storage(), b_panel_ = Storage();
+    box_c_.clear();
+    ex_->release();
+    double budget = 0;
+    if (limit_ > 0) {
+      const double vectors = 16.0 * double(s_.m + s_.n + s_.k) * double(sizeof(double));
+      budget = std::max(1.0, limit_ - double(exec::meter::host().now) - vectors);
+    }
     try {
       const InitialCElements<Scalar> C0{s_.seed, s_.c_init};
       out_.validation = validate_distributed(
           comm_, dist(), A_, B_, C0, C_, exec::make_scalar<Scalar>(s_.alpha, s_.alpha_im),
           exec::make_scalar<Scalar>(s_.beta, s_.beta_im), s_.seed, s_.full_check_max, extra,
-          s_.tile, s_.op_a, s_.op_b);
+          s_.tile, s_.op_a, s_.op_b, budget);
       out_.validated = true;
     } catch (const std::exception& e) {
       throw RankFailure(std::string("during validation: ") + e.what());
@@ -485,14 +508,9 @@ class RankRun {
                tr.c_sent,           tr.c_recv, tr.recv_mpi, model.received() * elem,
                model.moved() * elem};
     const double blocks = double(A_.size() + B_.size() + C_.size()) * elem;
-    // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
-    // buffers, the engine's buffers.
-    double data = blocks + double(a_panel_.size() + b_panel_.size()) * elem +
-                  local_.reserved_bytes() + ex_->carry_peak_bytes() + ex_->buffer_bytes();
-    for (const auto& b : box_c_) data += double(b.size()) * elem;
     f.memory.local_blocks_bytes = blocks;
     f.memory.projections_bytes = model.footprint() * elem;
-    f.memory.data_bytes = data;
+    f.memory.data_bytes = data_bytes_;
     f.memory.engine_bytes = local_.reserved_bytes();
     f.memory.carry_peak_bytes = ex_->carry_peak_bytes();
     f.memory.peak_resident_bytes = double(exec::meter::peak_resident_bytes());
@@ -537,6 +555,7 @@ class RankRun {
   DistOutcome out_;
   double factor_ = 1, my_speed_ = 0, partition_s_ = 0, limit_ = 0, baseline_bytes_ = 0;
   double product_peak_bytes_ = 0;  // metered, before validation
+  double data_bytes_ = 0;          // data_bytes() once the product is done
   ProcessGrid grid_;
   Stopwatch clock_;
   std::unique_ptr<Exchange<Scalar>> ex_;

@@ -154,6 +154,7 @@ struct CheckInput {
   std::uint64_t seed;
   int extra_additions;
   Op op_a, op_b;
+  double buffer_bytes;  // what a check's block buffers may hold (0: no limit)
 };
 
 // Randomized check, its sums, summed over the ranks: the complex vectors C x, A(Bx), C0 x (2m
@@ -231,6 +232,35 @@ constexpr std::int64_t kSampledRows = 512, kSampledCols = 1024, kSampledDepth = 
 // The full check's blocks: 512 rows, 1024 columns, 2048 of k (at most 7.3 M elements of the
 // run's scalar), each slab of A and B generated once per block of C.
 constexpr std::int64_t kFullRows = 512, kFullCols = 1024, kFullDepth = 2048;
+
+// A check's blocks: rows and columns of C, and the depth of the k slabs.
+struct BlockShape {
+  std::int64_t rows = 0, cols = 0, depth = 0;
+};
+
+// `shape` made smaller until the buffers of T it needs fit `budget` bytes (0: as it is): the
+// depth is halved first (more passes over k, the same arithmetic), then the wider of columns and
+// rows, down to 16 x 16 x 16.
+template <class T>
+BlockShape fit_shape(BlockShape b, double budget) {
+  const double per = double(sizeof(T) + sizeof(exec::RealOf<T>));
+  auto bytes = [&] {
+    return (double(b.rows) * double(b.depth) + double(b.depth) * double(b.cols) +
+            double(b.rows) * double(b.cols)) *
+           per;
+  };
+  while (budget > 0 && bytes() > budget) {
+    if (b.depth > 16 && b.depth >= std::max(b.rows, b.cols))
+      b.depth = (b.depth + 1) / 2;
+    else if (b.cols > 16 && b.cols >= b.rows)
+      b.cols = (b.cols + 1) / 2;
+    else if (b.rows > 16)
+      b.rows = (b.rows + 1) / 2;
+    else
+      break;
+  }
+  return b;
+}
 
 // A check's buffers, allocated once: slabs of rows of A and of columns of B (values and
 // absolute values), and the products D = A B and W = |A||B|, in T (the absolute values in its
@@ -316,17 +346,20 @@ void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidati
       exec::componentwise_floor(double(k), r_add, std::abs(a),
                                 double(std::numeric_limits<exec::RealOf<Scalar>>::denorm_min()));
   Worst worst;
-  const std::int64_t kd = std::min(k, kSampledDepth);
   // The reference in double (complex double for a complex run).
   using T = std::conditional_t<exec::is_complex<Scalar>, Kokkos::complex<double>, double>;
-  ProductBuffers<T> buf(kSampledRows, kSampledCols, kd);
+  const BlockShape shape =
+      fit_shape<T>({kSampledRows, std::min(kSampledCols, Lc.cols()), std::min(k, kSampledDepth)},
+                   in.buffer_bytes);
+  const std::int64_t kd = shape.depth;
+  ProductBuffers<T> buf(shape.rows, shape.cols, kd);
   std::vector<std::int64_t> col;
   for (const auto& [range, all_rows] : sampled_elements(Lc, in.comm.rank(), in.seed, period)) {
-    for (std::size_t r0 = 0; r0 < all_rows.size(); r0 += std::size_t(kSampledRows))
-      for (std::int64_t j0 = range.first; j0 < range.second; j0 += kSampledCols) {
+    for (std::size_t r0 = 0; r0 < all_rows.size(); r0 += std::size_t(shape.rows))
+      for (std::int64_t j0 = range.first; j0 < range.second; j0 += shape.cols) {
         const std::int64_t nr =
-            std::min<std::int64_t>(kSampledRows, std::int64_t(all_rows.size() - r0));
-        const std::int64_t nc = std::min(kSampledCols, range.second - j0);
+            std::min<std::int64_t>(shape.rows, std::int64_t(all_rows.size() - r0));
+        const std::int64_t nc = std::min(shape.cols, range.second - j0);
         const std::int64_t* row = all_rows.data() + r0;
         col.resize(std::size_t(nc));
         for (std::int64_t j = 0; j < nc; ++j) col[std::size_t(j)] = j0 + j;
@@ -410,15 +443,18 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
   Worst worst;
   const std::vector<Panel> panels = owned_panels(Lc, in.comm.rank());
   if (!panels.empty()) {
-    const std::int64_t kd = std::min(k, kFullDepth);
-    ProductBuffers<Scalar> buf(std::min(kFullRows, Lc.rows()), std::min(kFullCols, Lc.cols()), kd);
+    const BlockShape shape = fit_shape<Scalar>(
+        {std::min(kFullRows, Lc.rows()), std::min(kFullCols, Lc.cols()), std::min(k, kFullDepth)},
+        in.buffer_bytes);
+    const std::int64_t kd = shape.depth;
+    ProductBuffers<Scalar> buf(shape.rows, shape.cols, kd);
     for (const Panel& p : panels)
-      for (std::size_t r0 = 0; r0 < p.rows.size(); r0 += std::size_t(kFullRows))
-        for (std::size_t c0 = 0; c0 < p.cols.size(); c0 += std::size_t(kFullCols)) {
+      for (std::size_t r0 = 0; r0 < p.rows.size(); r0 += std::size_t(shape.rows))
+        for (std::size_t c0 = 0; c0 < p.cols.size(); c0 += std::size_t(shape.cols)) {
           const std::int64_t nr =
-              std::min<std::int64_t>(kFullRows, std::int64_t(p.rows.size() - r0));
+              std::min<std::int64_t>(shape.rows, std::int64_t(p.rows.size() - r0));
           const std::int64_t nc =
-              std::min<std::int64_t>(kFullCols, std::int64_t(p.cols.size() - c0));
+              std::min<std::int64_t>(shape.cols, std::int64_t(p.cols.size() - c0));
           const std::int64_t* row = p.rows.data() + r0;
           const std::int64_t* col = p.cols.data() + c0;
           block_products<Scalar>(buf, in.seed, row, nr, col, nc, k, kd, in.op_a, in.op_b);
@@ -458,9 +494,10 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const InitialCElements<Scalar>& C0,
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
-                                    int extra_additions, std::int64_t tile, Op op_a, Op op_b) {
-  const CheckInput<Scalar> in{comm,  dist, A_local, B_local,         C0,   C_local,
-                              alpha, beta, seed,    extra_additions, op_a, op_b};
+                                    int extra_additions, std::int64_t tile, Op op_a, Op op_b,
+                                    double buffer_bytes) {
+  const CheckInput<Scalar> in{comm, dist, A_local,         B_local, C0,   C_local,     alpha,
+                              beta, seed, extra_additions, op_a,    op_b, buffer_bytes};
   const double m = double(dist.c.rows()), n = double(dist.c.cols());
   DistValidation v;
   randomized_check(in, v);
@@ -482,7 +519,7 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
   template DistValidation validate_distributed<Scalar>(                                          \
       const Communicator&, const Distribution&, const LocalStorage<Scalar>&,                     \
       const LocalStorage<Scalar>&, const InitialCElements<Scalar>&, const LocalStorage<Scalar>&, \
-      Scalar, Scalar, std::uint64_t, std::int64_t, int, std::int64_t, Op, Op);
+      Scalar, Scalar, std::uint64_t, std::int64_t, int, std::int64_t, Op, Op, double);
 CUBOID_FOR_EACH_SCALAR(CUBOID_VALIDATE_DISTRIBUTED)
 #undef CUBOID_VALIDATE_DISTRIBUTED
 

@@ -98,7 +98,7 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
                                     const LocalStorage<Scalar>& C_local, Scalar alpha, Scalar beta,
                                     std::uint64_t seed, std::int64_t full_check_max,
                                     int extra_additions, std::int64_t tile = 0, Op op_a = Op::none,
-                                    Op op_b = Op::none);
+                                    Op op_b = Op::none, double buffer_bytes = 0);
 
 // The row of C checked in tile row `I` (rows [I tile, min((I+1) tile, m))), from the seed.
 std::int64_t sampled_row(std::uint64_t seed, std::int64_t I, std::int64_t tile, std::int64_t m);

@@ -26,6 +26,8 @@ def main():
     ap.add_argument("--metered-within", type=float,
                     help="each rank's metered peak within this fraction of its predicted peak")
     ap.add_argument("--ops", help="op(A) and op(B) the record must name, e.g. TC")
+    ap.add_argument("--streamed", action="store_true",
+                    help="k was streamed to fit the memory limit, and every rank's metered peak fits it")
     ap.add_argument("--dry-run", metavar="DRY_RUN_TEXT",
                     help="the output of `cuboid run --dry-run` of the same problem: it chose the same "
                          "rank partition, predicted the bytes the run received, and made nothing")
@@ -147,6 +149,17 @@ def main():
             ratio = m["allocated_peak_bytes"] / m["predicted_peak_bytes"]
             expect(abs(ratio - 1) <= a.metered_within,
                    f"rank {r['rank']}: metered peak / predicted = {ratio:.3f}")
+
+    if a.streamed:
+        expect(rp["receive_window"] == 1, f"receives posted {rp['receive_window']} stages ahead, not 1")
+        expect(j["mpi"]["slabs_per_box"] > 4, f"k in {j['mpi']['slabs_per_box']} slabs, not finer than 4")
+        for r in ranks:
+            m = r["memory"]
+            expect(0 < m["allocated_peak_bytes"] <= m["limit_bytes"],
+                   f"rank {r['rank']}: metered peak {m['allocated_peak_bytes']} over the limit {m['limit_bytes']}")
+            # The check's blocks are cut to what the limit leaves once the product's buffers are freed.
+            expect(m["validation_peak_bytes"] <= m["limit_bytes"],
+                   f"rank {r['rank']}: validation's metered peak {m['validation_peak_bytes']} over the limit")
 
     idle = [r for r in ranks if r["tasks"] == 0]
     expect(len(idle) == a.idle and j["mpi"]["idle_ranks"] == a.idle,
