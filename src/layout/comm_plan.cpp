@@ -106,7 +106,24 @@ void add_segment(Message& msg, bool is_a, const Segment& seg) {
 void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, const TileOrder& o,
                    const Distribution& dist) {
   p.a_in_place.assign(p.pieces.size(), false), p.b_in_place.assign(p.pieces.size(), false);
-  if (dist.a.kind() != MatrixDist::Kind::block_cyclic) return;
+  // C can be in place only when the zone is one box that no other zone touches.
+  auto alone = [&] {
+    if (p.box_panels.size() != 1) return false;
+    const auto& my_zone = zones[std::size_t(p.rank)];
+    const auto it =
+        std::find_if(my_zone.begin(), my_zone.end(), [](auto& b) { return !b.empty(); });
+    for (int d = 0; d < p.ranks; ++d)
+      if (d != p.rank)
+        for (const auto& b : zones[std::size_t(d)])
+          if (!b.empty() && overlaps_ij(b, *it)) return false;
+    return true;
+  };
+  if (dist.a.kind() != MatrixDist::Kind::block_cyclic) {
+    // Tiles are stored as the box's panel when they are exactly that box's C
+    // (aligned_distribution).
+    p.c_in_place = dist.c.panel_rows(p.rank) > 0 && alone();
+    return;
+  }
   const BlockCyclic &La = dist.a.block_cyclic(), &Lb = dist.b.block_cyclic(),
                     &Lc = dist.c.block_cyclic();
   const ProcessGrid& g = La.grid();
@@ -126,13 +143,9 @@ void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, c
     p.b_in_place[s] = dist.b_transposed ? whole(o.j, b.lo[1], b.hi[1], o.k, b.lo[2], b.hi[2], Lb)
                                         : whole(o.k, b.lo[2], b.hi[2], o.j, b.lo[1], b.hi[1], Lb);
   }
-  if (p.box_panels.size() != 1) return;
+  if (!alone()) return;
   const auto& my_zone = zones[std::size_t(p.rank)];
   const auto it = std::find_if(my_zone.begin(), my_zone.end(), [](auto& b) { return !b.empty(); });
-  for (int d = 0; d < p.ranks; ++d)
-    if (d != p.rank)
-      for (const auto& b : zones[std::size_t(d)])
-        if (!b.empty() && overlaps_ij(b, *it)) return;
   p.c_in_place = is_whole_local_axis(o.i, it->lo[0], it->hi[0], Lc.row_block(), pr, g.rows) &&
                  is_whole_local_axis(o.j, it->lo[1], it->hi[1], Lc.col_block(), pc, g.cols);
 }

@@ -75,7 +75,9 @@ MatrixDist::MatrixDist(std::int64_t rows, std::int64_t cols, std::int64_t tile,
   if (std::int64_t(owner_.size()) != row_tiles_ * col_tiles_)
     throw std::invalid_argument("tile owners: one owner per tile is needed");
   rank_size_.assign(std::size_t(ranks), 0);
+  panel_rows_.assign(std::size_t(ranks), 0);
   tile_offset_.resize(owner_.size());
+  tile_ld_.assign(owner_.size(), 0);
   for (std::int64_t tj = 0; tj < col_tiles_; ++tj)
     for (std::int64_t ti = 0; ti < row_tiles_; ++ti) {
       const std::size_t t = std::size_t(ti + tj * row_tiles_);
@@ -107,7 +109,36 @@ std::int64_t MatrixDist::offset(std::int64_t gi, std::int64_t gj) const {
 std::int64_t MatrixDist::ld(std::int64_t gi, std::int64_t gj) const {
   if (kind_ == Kind::block_cyclic) return std::max<std::int64_t>(1, bc_.local_rows(owner(gi, gj)));
   const std::int64_t ti = gi / tile_;
-  return std::min(rows_, (ti + 1) * tile_) - ti * tile_;
+  const std::int64_t panel = tile_ld_[std::size_t(ti + (gj / tile_) * row_tiles_)];
+  return panel > 0 ? panel : std::min(rows_, (ti + 1) * tile_) - ti * tile_;
+}
+
+bool MatrixDist::store_as_panel(int rank, const AxisOrder& rows, std::int64_t x0, std::int64_t x1,
+                                const AxisOrder& cols, std::int64_t y0, std::int64_t y1) {
+  if (kind_ != Kind::tiles || x1 <= x0 || y1 <= y0) return false;
+  std::int64_t owned = 0;
+  for (int o : owner_) owned += o == rank;
+  if (owned != (x1 - x0) * (y1 - y0)) return false;
+  auto tile_at = [&](std::int64_t x, std::int64_t y) {
+    return std::size_t(rows.tiles[std::size_t(x)] + cols.tiles[std::size_t(y)] * row_tiles_);
+  };
+  for (std::int64_t y = y0; y < y1; ++y)
+    for (std::int64_t x = x0; x < x1; ++x)
+      if (owner_[tile_at(x, y)] != rank) return false;
+  const std::int64_t ld = rows.first[std::size_t(x1)] - rows.first[std::size_t(x0)];
+  for (std::int64_t y = y0; y < y1; ++y)
+    for (std::int64_t x = x0; x < x1; ++x) {
+      const std::size_t t = tile_at(x, y);
+      tile_offset_[t] = (rows.first[std::size_t(x)] - rows.first[std::size_t(x0)]) +
+                        (cols.first[std::size_t(y)] - cols.first[std::size_t(y0)]) * ld;
+      tile_ld_[t] = ld;
+    }
+  panel_rows_[std::size_t(rank)] = ld;
+  return true;
+}
+
+std::int64_t MatrixDist::panel_rows(int rank) const {
+  return kind_ == Kind::tiles ? panel_rows_[std::size_t(rank)] : 0;
 }
 
 void MatrixDist::for_each_piece(const exec::Rect& r,
@@ -205,6 +236,15 @@ Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
                      : MatrixDist(k, n, tile, owners(order.k, order.j, 2, 1), P);
   d.a_transposed = a_transposed, d.b_transposed = b_transposed;
   d.c = MatrixDist(m, n, tile, owners(order.i, order.j, 0, 1), P);
+  // A rank whose zone is one box and owns exactly its C tiles keeps them as that box's panel:
+  // its GEMMs then write C in place, with no partial block beside it.
+  for (int r = 0; r < P; ++r) {
+    const auto& zone = zones[std::size_t(r)];
+    const auto boxes = std::count_if(zone.begin(), zone.end(), [](auto& b) { return !b.empty(); });
+    if (boxes != 1) continue;
+    const auto& b = *std::find_if(zone.begin(), zone.end(), [](auto& x) { return !x.empty(); });
+    d.c.store_as_panel(r, order.i, b.lo[0], b.hi[0], order.j, b.lo[1], b.hi[1]);
+  }
   d.layout = "aligned";
   return d;
 }

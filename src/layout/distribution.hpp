@@ -84,6 +84,15 @@ class MatrixDist {
   std::int64_t offset(std::int64_t gi, std::int64_t gj) const;
   std::int64_t ld(std::int64_t gi, std::int64_t gj) const;
 
+  // Tiles only: stores `rank`'s tiles as one column-major array over the positions [x0, x1) of
+  // `rows` and [y0, y1) of `cols` (leading dimension: that panel's rows), so that a GEMM over the
+  // panel writes the rank's storage in place. Done, and true, only when those positions' tiles
+  // are exactly the ones the rank owns.
+  bool store_as_panel(int rank, const AxisOrder& rows, std::int64_t x0, std::int64_t x1,
+                      const AxisOrder& cols, std::int64_t y0, std::int64_t y1);
+  // Rows of `rank`'s panel when its storage is one (store_as_panel), else 0.
+  std::int64_t panel_rows(int rank) const;
+
   // Calls f(piece, owner) for each intersection of `r` with an ownership unit (a block or a
   // tile), units in column-major order: sender and receiver enumerate them alike.
   void for_each_piece(const exec::Rect& r,
@@ -101,7 +110,9 @@ class MatrixDist {
   std::int64_t tile_ = 1, row_tiles_ = 0, col_tiles_ = 0;
   std::vector<int> owner_;
   std::vector<std::int64_t> tile_offset_;  // offset of each tile in its owner's storage
+  std::vector<std::int64_t> tile_ld_;      // its leading dimension there; 0: the tile's rows
   std::vector<std::int64_t> rank_size_;
+  std::vector<std::int64_t> panel_rows_;  // per rank (store_as_panel), 0: tile after tile
 };
 
 // The three matrices of one product, as stored: A is m x k, or k x m when op(A) transposes it

@@ -181,7 +181,8 @@ RankMemoryModel predict_rank_memory(const RankTraffic& t, const Distribution& di
   m.blocks = double(dist.a.local_size(rank)) + double(dist.b.local_size(rank)) +
              double(dist.c.local_size(rank));
   const bool c_stays =
-      t.c_in == 0 && t.c_out == 0 && dist.c.kind() == MatrixDist::Kind::block_cyclic;
+      t.c_in == 0 && t.c_out == 0 &&
+      (dist.c.kind() == MatrixDist::Kind::block_cyclic || dist.c.panel_rows(rank) > 0);
   if (!c_stays) m.partial_c = t.c_boxes;
   // A zone whose inputs all lie on the rank is one piece per box, read in place when the layout
   // is block-cyclic; otherwise every piece copies its panels, received or owned.

@@ -22,10 +22,14 @@ LocalStorage<Scalar> local_storage(const MatrixDist& d, int rank, const char* la
                               std::size_t(d.local_size(rank)));
 }
 
-// The block-cyclic local array as a matrix (ScaLAPACK's lld = local rows), for GEMMs that read
-// or write it in place.
+// The block-cyclic local array as a matrix (ScaLAPACK's lld = local rows), or the tiles stored
+// as one panel (MatrixDist::store_as_panel), for GEMMs that read or write it in place.
 template <class Scalar>
 exec::HostMatrix<Scalar> local_array(const LocalStorage<Scalar>& s, const MatrixDist& d, int rank) {
+  if (d.kind() == MatrixDist::Kind::tiles) {
+    const std::int64_t rows = d.panel_rows(rank);
+    return exec::HostMatrix<Scalar>(s.data(), rows, rows > 0 ? d.local_size(rank) / rows : 0);
+  }
   const BlockCyclic& L = d.block_cyclic();
   return exec::HostMatrix<Scalar>(s.data(), L.local_rows(rank), L.local_cols(rank));
 }

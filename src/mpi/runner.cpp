@@ -345,8 +345,9 @@ class RankRun {
     if (d.a.kind() == MatrixDist::Kind::block_cyclic) {
       A_array_ = local_array(A_, d.a, me_);
       B_array_ = local_array(B_, d.b, me_);
-      C_array_ = local_array(C_, d.c, me_);
     }
+    if (d.c.kind() == MatrixDist::Kind::block_cyclic || d.c.panel_rows(me_) > 0)
+      C_array_ = local_array(C_, d.c, me_);
   }
 
   void generate_matrices() {

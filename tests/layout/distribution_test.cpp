@@ -94,5 +94,40 @@ TEST(Distribution, AlignedPlacesStoredTilesWhereTheZonesUseThem) {
   }
 }
 
+// A rank whose zone is one box it alone uses keeps C as that box's panel: every element's offset
+// and leading dimension are those of a column-major array of the box, in the order's positions.
+TEST(Distribution, AlignedCOfALoneBoxIsOnePanel) {
+  const std::int64_t m = 70, n = 50, k = 40, t = 16;  // edge tiles of 6 and 2 elements
+  // Rows grouped so that the box's positions are tiles 4, 0, 2 (not in the original order).
+  const std::int64_t key_i[] = {1, 2, 1, 2, 0};
+  const TileOrder o{grouped_order(m, t, [&](std::int64_t x) { return key_i[x]; }),
+                    identity_order(n, t), identity_order(k, t), "test"};
+  // Rank 0: positions 0..3 of i, every j; rank 1 the last two positions of i; k is whole.
+  const std::vector<TileZone> zones{{TileBox{{0, 0, 0}, {3, 4, 3}}},
+                                    {TileBox{{3, 0, 0}, {5, 4, 3}}}};
+  const Distribution d = aligned_distribution(zones, o, m, n, k, t);
+  for (int r = 0; r < 2; ++r) {
+    const auto& b = zones[std::size_t(r)][0];
+    const std::int64_t rows = o.i.first[std::size_t(b.hi[0])] - o.i.first[std::size_t(b.lo[0])];
+    EXPECT_EQ(d.c.panel_rows(r), rows);
+    EXPECT_EQ(d.c.local_size(r), rows * n);
+    for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x)
+      for (std::int64_t gi = o.i.lo(x); gi < o.i.hi(x); ++gi)
+        for (std::int64_t gj = 0; gj < n; gj += 7) {
+          const std::int64_t pi =
+              o.i.first[std::size_t(x)] - o.i.first[std::size_t(b.lo[0])] + (gi - o.i.lo(x));
+          EXPECT_EQ(d.c.owner(gi, gj), r);
+          EXPECT_EQ(d.c.offset(gi, gj), pi + gj * rows) << gi << "," << gj;
+          EXPECT_EQ(d.c.ld(gi, gj), rows);
+        }
+  }
+  // Split along k, the two ranks share C's tiles: neither keeps a panel.
+  const std::vector<TileZone> split{{TileBox{{0, 0, 0}, {5, 4, 1}}},
+                                    {TileBox{{0, 0, 1}, {5, 4, 3}}}};
+  const Distribution s = aligned_distribution(split, o, m, n, k, t);
+  EXPECT_EQ(s.c.panel_rows(0), 0);
+  EXPECT_EQ(s.c.panel_rows(1), 0);
+}
+
 }  // namespace
 }  // namespace cuboid::dist
