@@ -190,7 +190,8 @@ void predict(const deck::Deck& d, const SimulateOptions& o, Simulation& s) {
 }
 
 // The memory limit and the candidates it refused that would have received fewer bytes.
-void print_memory(std::ostream& os, const dist::RankPartition& rp, std::size_t elem) {
+void print_memory(std::ostream& os, const dist::RankPartition& rp, std::size_t elem,
+                  const deck::Problem& pr) {
   const double peak =
       rp.peak_bytes.empty() ? 0.0 : *std::max_element(rp.peak_bytes.begin(), rp.peak_bytes.end());
   os << fmt::format("memory     predicted peak {} per rank at most ({}), limit {}\n",
@@ -207,6 +208,17 @@ void print_memory(std::ostream& os, const dist::RankPartition& rp, std::size_t e
           "peak {} exceeds the limit {}\n",
           c.name, c.received_max * double(elem), chosen_received * double(elem),
           human_bytes(c.peak_bytes), human_bytes(rp.memory_limit_bytes));
+  if (rp.memory_limit_bytes > 0) {
+    const double bound =
+        dist::moved_bound_elements(double(pr.m), double(pr.n), double(pr.k),
+                                   double(rp.zones.size()), rp.memory_limit_bytes / double(elem)) *
+        double(elem);
+    os << fmt::format(
+        "bound      with {} per rank a rank must receive at least {:.4g} B; the chosen receives "
+        "{:.4g} B at most ({:.2f}x)\n",
+        human_bytes(rp.memory_limit_bytes), bound, chosen_received * double(elem),
+        bound > 0 ? chosen_received * double(elem) / bound : 0.0);
+  }
 }
 
 // --per-rank: one line per rank, its factor, tasks and the bytes it receives.
@@ -246,7 +258,7 @@ void print_simulation(std::ostream& os, const deck::Deck& d, const SimulateOptio
                       rp.candidates[c].predicted_s, rp.candidates[c].received_max * double(s.elem),
                       rp.candidates[c].peak_bytes,
                       rp.candidates[c].fits ? "" : " (over the limit)");
-  print_memory(os, rp, s.elem);
+  print_memory(os, rp, s.elem, pr);
   os << fmt::format(
       "partition  {:.3f} s among ranks (candidates and model); imbalance {:.2f}%; {} rank(s) "
       "without work\n",
@@ -298,6 +310,12 @@ nlohmann::json simulation_json(const deck::Deck& d, const SimulateOptions& o, co
   j["idle_ranks"] = s.idle;
   j["speeds"] = s.factors;
   j["communication"] = dist::communication_json(s.summary, s.summary, s.elem);
+  if (s.rp.memory_limit_bytes > 0)
+    j["communication"]["moved_bound_at_limit_bytes_per_rank"] =
+        dist::moved_bound_elements(double(pr.m), double(pr.n), double(pr.k),
+                                   double(s.rp.zones.size()),
+                                   s.rp.memory_limit_bytes / double(s.elem)) *
+        double(s.elem);
   j["memory"] = {{"limit_bytes", s.rp.memory_limit_bytes},
                  {"predicted_peak_bytes",
                   s.rp.peak_bytes.empty()

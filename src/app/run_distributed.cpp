@@ -224,6 +224,22 @@ void print_refused(const dist::RankPartition& rank_part, const dist::CommSummary
           c.name, c.received_max * elem, human_bytes(c.peak_bytes));
 }
 
+// With a memory limit, what a rank that starts with its share must receive with that much
+// memory (the bound of "Red-blue pebbling revisited" at S = the limit), beside what it receives.
+void print_bound_at_limit(const dist::DistSettings& s, const dist::DistOutcome& out,
+                          const dist::CommSummary& model_sum, double elem) {
+  const double limit = out.partition.memory_limit_bytes;
+  if (limit <= 0) return;
+  const double bound = dist::moved_bound_elements(double(s.m), double(s.n), double(s.k),
+                                                  double(out.ranks), limit / elem) *
+                       elem;
+  std::cout << fmt::format(
+      "bound      with {} per rank a rank must receive at least {:.4g} B; this partition's most: "
+      "{:.4g} B ({:.2f}x)\n",
+      human_bytes(limit), bound, model_sum.received_max * elem,
+      bound > 0 ? model_sum.received_max * elem / bound : 0.0);
+}
+
 // The lines the distributed run adds to the summary: layout, rank partition, a row per rank.
 void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
                  const dist::CommSummary& model_sum, bool model_agrees, double elem) {
@@ -245,6 +261,7 @@ void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
       human_bytes(rank_part.memory_limit_bytes), s.memory_limit_origin, human_bytes(peak),
       human_bytes(metered), human_bytes(validating), human_bytes(resident));
   print_refused(rank_part, model_sum, elem);
+  print_bound_at_limit(s, out, model_sum, elem);
   std::cout << fmt::format(
       "{:>5} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "rank",
       "GFLOP/s", "target", "share", "pieces", "exch s", "comp s", "red s", "recv (MPI)", "model",
@@ -312,6 +329,11 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
     j["bytes"][key] = to_json(stats_of(column(out, &dist::RankFigures::bytes, field)));
   j["communication"] = dist::communication_json(msum, model_sum, std::size_t(elem));
   j["communication"]["model_agrees_with_mpi"] = model_agrees;
+  if (rank_part.memory_limit_bytes > 0)
+    j["communication"]["moved_bound_at_limit_bytes_per_rank"] =
+        dist::moved_bound_elements(double(s.m), double(s.n), double(s.k), double(out.ranks),
+                                   rank_part.memory_limit_bytes / elem) *
+        elem;
   j["communication"]["mpi_bytes_per_rank_max"] =
       stats_of(column(out, &dist::RankFigures::bytes, &RankBytes::recv_mpi)).max;
   nlohmann::json cands = nlohmann::json::array();
@@ -471,6 +493,7 @@ void print_dry_run(const deck::Deck& d, const dist::DistSettings& s, const dist:
       s.memory_limit_origin, human_bytes(most == peaks.end() ? 0.0 : *most), most - peaks.begin(),
       human_bytes(least == peaks.end() ? 0.0 : *least), least - peaks.begin());
   print_refused(rank_part, model_sum, elem);
+  print_bound_at_limit(s, out, model_sum, elem);
   std::cout << fmt::format(
       "traffic    received per rank: {:.4g} B at most, {:.4g} B on average (the model's, exact "
       "for a run)\n",

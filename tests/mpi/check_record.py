@@ -154,6 +154,10 @@ def main():
 
     if a.streamed:
         expect(rp["receive_window"] == 1, f"receives posted {rp['receive_window']} stages ahead, not 1")
+        # The bound with finite memory is never below the one with unlimited memory.
+        at_limit = c.get("moved_bound_at_limit_bytes_per_rank", 0)
+        expect(at_limit >= c["moved_bound_bytes_per_rank"] > 0,
+               f"bound at the limit {at_limit}, without one {c['moved_bound_bytes_per_rank']}")
         expect(j["mpi"]["slabs_per_box"] > 4, f"k in {j['mpi']['slabs_per_box']} slabs, not finer than 4")
         for r in ranks:
             m = r["memory"]
