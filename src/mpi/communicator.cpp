@@ -174,47 +174,49 @@ void Communicator::isend(const void* buf, std::size_t bytes, int dest, int tag,
   } while (bytes > 0);
 }
 
+std::vector<std::vector<Communicator::Block>> cut_into_messages(
+    const std::vector<Communicator::Block>& blocks, std::size_t max_bytes) {
+  std::vector<std::vector<Communicator::Block>> out(1);
+  std::size_t size = 0;  // bytes of the message being gathered
+  for (const auto& b : blocks) {
+    const char* p = static_cast<const char*>(b.data);
+    std::size_t left = b.bytes;
+    while (left > 0) {
+      if (size == max_bytes) out.emplace_back(), size = 0;
+      const std::size_t n = std::min(left, max_bytes - size);
+      out.back().push_back({p, n});
+      size += n, p += n, left -= n;
+    }
+  }
+  return out;
+}
+
 void Communicator::isend_blocks(const std::vector<Block>& blocks, int dest, int tag,
                                 std::vector<MPI_Request>& out) const {
-  std::vector<int> lengths;
-  std::vector<MPI_Aint> addresses;
-  std::size_t size = 0;  // bytes of the message being gathered
-  auto flush = [&] {
+  for (const auto& message : cut_into_messages(blocks, kMaxMessage)) {
+    MPI_Request r;
+    if (message.empty()) {  // an empty message, as irecv posts one for zero bytes
+      check(MPI_Isend(nullptr, 0, MPI_BYTE, dest, tag, comm_, &r), "MPI_Isend");
+      out.push_back(r);
+      continue;
+    }
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> addresses;
+    for (const auto& b : message) {
+      MPI_Aint address;
+      check(MPI_Get_address(b.data, &address), "MPI_Get_address");
+      lengths.push_back(int(b.bytes)), addresses.push_back(address);
+    }
     MPI_Datatype type;
     check(MPI_Type_create_hindexed(int(lengths.size()), lengths.data(), addresses.data(), MPI_BYTE,
                                    &type),
           "MPI_Type_create_hindexed");
     check(MPI_Type_commit(&type), "MPI_Type_commit");
-    MPI_Request r;
     const int rc = MPI_Isend(MPI_BOTTOM, 1, type, dest, tag, comm_, &r);
     // Freeing a type in use by a pending send is allowed: the send completes normally.
     MPI_Type_free(&type);
     check(rc, "MPI_Isend");
     out.push_back(r);
-    lengths.clear(), addresses.clear(), size = 0;
-  };
-  bool sent = false;
-  for (const Block& b : blocks) {
-    const char* p = static_cast<const char*>(b.data);
-    std::size_t left = b.bytes;
-    while (left > 0) {
-      // Cut where irecv cuts: every message but the last carries exactly kMaxMessage bytes.
-      const std::size_t n = std::min(left, kMaxMessage - size);
-      MPI_Aint address;
-      check(MPI_Get_address(p, &address), "MPI_Get_address");
-      lengths.push_back(int(n)), addresses.push_back(address);
-      size += n, p += n, left -= n;
-      if (size == kMaxMessage) flush(), sent = true;
-    }
-  }
-  if (size > 0 || !sent) {
-    if (lengths.empty()) {
-      MPI_Request r;  // an empty message, as irecv posts one for zero bytes
-      check(MPI_Isend(nullptr, 0, MPI_BYTE, dest, tag, comm_, &r), "MPI_Isend");
-      out.push_back(r);
-    } else {
-      flush();
-    }
   }
 }
 

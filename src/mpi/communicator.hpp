@@ -98,4 +98,10 @@ class Communicator {
   int rank_ = 0, size_ = 1;
 };
 
+// The messages a gathered send is cut into, cut where irecv cuts a receive of the same total:
+// every message but the last carries exactly `max_bytes`, a block may be split between two, and
+// nothing to send is one empty message.
+std::vector<std::vector<Communicator::Block>> cut_into_messages(
+    const std::vector<Communicator::Block>& blocks, std::size_t max_bytes);
+
 }  // namespace cuboid::dist
