@@ -383,9 +383,8 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
       for (int r = 0; r < P; ++r)
         peaks[std::size_t(r)] = predict_rank_memory(traffic[std::size_t(r)], d, r,
                                                     c.zones[std::size_t(r)], c.order, streaming)
-                                        .total() *
-                                    double(req.elem) +
-                                req.fixed_bytes;
+                                    .total() *
+                                double(req.elem);
       peak = *std::max_element(peaks.begin(), peaks.end());
       fits = req.memory_limit_bytes <= 0 || peak <= req.memory_limit_bytes;
       if (fits || (streaming.window == 1 && streaming.slabs >= k_tiles)) break;

@@ -52,12 +52,11 @@ struct RankPartitionRequest {
   // costs more than computing it where it is.
   bool allow_idle = false;
   double latency_s = 0;
-  // Bytes each rank may hold (0: no limit): candidates whose predicted peak on some rank is above
-  // it are refused (predict_rank_memory plus `fixed_bytes`, what every rank holds besides data).
-  // A candidate that does not fit as `streaming` says is tried again with k streamed: receives
-  // one stage ahead and slabs twice as fine each time, down to one tile deep.
+  // Bytes each rank may hold for data (0: no limit): candidates whose predicted peak on some rank
+  // (predict_rank_memory) is above it are refused. A candidate that does not fit as `streaming`
+  // says is tried again with k streamed: receives one stage ahead and slabs twice as fine each
+  // time, down to one tile deep. The processors' own buffers are the caller's to add.
   double memory_limit_bytes = 0;
-  double fixed_bytes = 0;
   Streaming streaming;
 };
 

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "exec/memory_meter.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "layout/model.hpp"
@@ -288,8 +290,21 @@ class RankRun {
         if (!ex_->a_in_place(int(p))) max_a_ = std::max(max_a_, a.rows() * a.cols());
         if (!ex_->b_in_place(int(p))) max_b_ = std::max(max_b_, b.rows() * b.cols());
       }
+      // The processors' buffers in host memory (a staged or emulated processor's, a device's
+      // staging), as the plans reserve them: the rest of the peak is the data's.
+      const std::int64_t before = exec::meter::host().now;
       if (!products.empty()) plans_ = local_.plan(products);
       for (const auto& plan : plans_) local_.reserve(plan);
+      engine_bytes_ = double(exec::meter::host().now - before);
+      const double peak = predicted_peak_bytes();
+      if (limit_ > 0 && peak > limit_)
+        throw KeyedError(
+            "mpi.memory_limit_mib",
+            fmt::format("the processors' buffers ({:.4g} MiB in host memory; "
+                        "platform.memory_budget_mib bounds them) on top of the data's predicted "
+                        "{:.4g} MiB make {:.4g} MiB, above the limit of {:.4g} MiB per rank",
+                        engine_bytes_ / 1048576.0, (peak - engine_bytes_) / 1048576.0,
+                        peak / 1048576.0, limit_ / 1048576.0));
       if (!ex_->c_in_place())
         for (int b = 0; b < ex_->boxes(); ++b) {
           const exec::Rect& c = ex_->box_panel(b);
@@ -454,6 +469,16 @@ class RankRun {
     return reps_[pipeline::summarize_times(times).median_index];
   }
 
+  // This rank's predicted peak: the model's for its data, and its processors' buffers.
+  double predicted_peak_bytes() const {
+    const RankPartition& p = out_.partition;
+    return predict_rank_memory(p.traffic[std::size_t(me_)], dist(), me_, p.zones[std::size_t(me_)],
+                               p.order, p.streaming)
+                   .total() *
+               double(sizeof(Scalar)) +
+           engine_bytes_;
+  }
+
   // Memory the run holds for data: local blocks, panels, partial boxes, carried tiles, message
   // buffers, the engine's buffers.
   double data_bytes() const {
@@ -516,11 +541,7 @@ class RankRun {
     f.memory.carry_peak_bytes = ex_->carry_peak_bytes();
     f.memory.peak_resident_bytes = double(exec::meter::peak_resident_bytes());
     f.memory.limit_bytes = limit_;
-    f.memory.predicted_peak_bytes =
-        predict_rank_memory(model, dist(), me_, out_.partition.zones[std::size_t(me_)],
-                            out_.partition.order, out_.partition.streaming)
-            .total() *
-        elem;
+    f.memory.predicted_peak_bytes = predicted_peak_bytes();
     if (exec::meter::installed()) {
       f.memory.allocated_peak_bytes = product_peak_bytes_;
       f.memory.validation_peak_bytes = double(exec::meter::host().peak);
@@ -557,6 +578,7 @@ class RankRun {
   double factor_ = 1, my_speed_ = 0, partition_s_ = 0, limit_ = 0, baseline_bytes_ = 0;
   double product_peak_bytes_ = 0;  // metered, before validation
   double data_bytes_ = 0;          // data_bytes() once the product is done
+  double engine_bytes_ = 0;        // the processors' buffers in host memory, as reserved
   ProcessGrid grid_;
   Stopwatch clock_;
   std::unique_ptr<Exchange<Scalar>> ex_;

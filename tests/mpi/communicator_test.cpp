@@ -29,7 +29,8 @@ TEST(CutIntoMessages, EveryMessageButTheLastIsFullAndTheBytesKeepTheirOrder) {
   std::vector<const char*> bytes, expected;
   for (const auto& message : messages)
     for (const auto& b : message)
-      for (std::size_t i = 0; i < b.bytes; ++i) bytes.push_back(static_cast<const char*>(b.data) + i);
+      for (std::size_t i = 0; i < b.bytes; ++i)
+        bytes.push_back(static_cast<const char*>(b.data) + i);
   for (const auto& b : blocks)
     for (std::size_t i = 0; i < b.bytes; ++i)
       expected.push_back(static_cast<const char*>(b.data) + i);
