@@ -209,10 +209,9 @@ void print_memory(std::ostream& os, const dist::RankPartition& rp, std::size_t e
           c.name, c.received_max * double(elem), chosen_received * double(elem),
           human_bytes(c.peak_bytes), human_bytes(rp.memory_limit_bytes));
   if (rp.memory_limit_bytes > 0) {
-    const double bound =
-        dist::moved_bound_elements(double(pr.m), double(pr.n), double(pr.k),
-                                   double(rp.zones.size()), rp.memory_limit_bytes / double(elem)) *
-        double(elem);
+    const double bound = dist::moved_bound_at_limit_bytes(double(pr.m), double(pr.n), double(pr.k),
+                                                          double(rp.zones.size()),
+                                                          rp.memory_limit_bytes, double(elem));
     os << fmt::format(
         "bound      with {} per rank a rank must receive at least {:.4g} B; the chosen receives "
         "{:.4g} B at most ({:.2f}x)\n",
@@ -311,11 +310,9 @@ nlohmann::json simulation_json(const deck::Deck& d, const SimulateOptions& o, co
   j["speeds"] = s.factors;
   j["communication"] = dist::communication_json(s.summary, s.summary, s.elem);
   if (s.rp.memory_limit_bytes > 0)
-    j["communication"]["moved_bound_at_limit_bytes_per_rank"] =
-        dist::moved_bound_elements(double(pr.m), double(pr.n), double(pr.k),
-                                   double(s.rp.zones.size()),
-                                   s.rp.memory_limit_bytes / double(s.elem)) *
-        double(s.elem);
+    j["communication"]["moved_bound_at_limit_bytes_per_rank"] = dist::moved_bound_at_limit_bytes(
+        double(pr.m), double(pr.n), double(pr.k), double(s.rp.zones.size()),
+        s.rp.memory_limit_bytes, double(s.elem));
   j["memory"] = {{"limit_bytes", s.rp.memory_limit_bytes},
                  {"predicted_peak_bytes",
                   s.rp.peak_bytes.empty()

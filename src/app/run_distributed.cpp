@@ -224,15 +224,19 @@ void print_refused(const dist::RankPartition& rank_part, const dist::CommSummary
           c.name, c.received_max * elem, human_bytes(c.peak_bytes));
 }
 
-// With a memory limit, what a rank that starts with its share must receive with that much
-// memory (the bound of "Red-blue pebbling revisited" at S = the limit), beside what it receives.
+// What a rank that starts with its share must receive with the limit's memory (the bound of
+// "Red-blue pebbling revisited" at S = the limit); 0 without a limit.
+double bound_at_limit(const dist::DistSettings& s, const dist::DistOutcome& out, double elem) {
+  return dist::moved_bound_at_limit_bytes(double(s.m), double(s.n), double(s.k), double(out.ranks),
+                                          out.partition.memory_limit_bytes, elem);
+}
+
+// With a memory limit, that bound beside what the partition receives.
 void print_bound_at_limit(const dist::DistSettings& s, const dist::DistOutcome& out,
                           const dist::CommSummary& model_sum, double elem) {
   const double limit = out.partition.memory_limit_bytes;
   if (limit <= 0) return;
-  const double bound = dist::moved_bound_elements(double(s.m), double(s.n), double(s.k),
-                                                  double(out.ranks), limit / elem) *
-                       elem;
+  const double bound = bound_at_limit(s, out, elem);
   std::cout << fmt::format(
       "bound      with {} per rank a rank must receive at least {:.4g} B; this partition's most: "
       "{:.4g} B ({:.2f}x)\n",
@@ -330,10 +334,7 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
   j["communication"] = dist::communication_json(msum, model_sum, std::size_t(elem));
   j["communication"]["model_agrees_with_mpi"] = model_agrees;
   if (rank_part.memory_limit_bytes > 0)
-    j["communication"]["moved_bound_at_limit_bytes_per_rank"] =
-        dist::moved_bound_elements(double(s.m), double(s.n), double(s.k), double(out.ranks),
-                                   rank_part.memory_limit_bytes / elem) *
-        elem;
+    j["communication"]["moved_bound_at_limit_bytes_per_rank"] = bound_at_limit(s, out, elem);
   j["communication"]["mpi_bytes_per_rank_max"] =
       stats_of(column(out, &dist::RankFigures::bytes, &RankBytes::recv_mpi)).max;
   nlohmann::json cands = nlohmann::json::array();

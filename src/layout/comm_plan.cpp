@@ -101,27 +101,23 @@ void add_segment(Message& msg, bool is_a, const Segment& seg) {
   (is_a ? msg.a_elems : msg.b_elems) += seg.elements();
 }
 
-// Only a block-cyclic local array can be a panel. C is in place when the zone is one box whose
-// C is the rank's whole local C and no other zone touches it.
+// A and B are read in place only from block-cyclic local arrays. C is in place when the zone is
+// one box no other zone touches whose C is the rank's whole local C: its block-cyclic array, or
+// on the aligned layout its tiles stored as the box's panel.
 void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, const TileOrder& o,
                    const Distribution& dist) {
   p.a_in_place.assign(p.pieces.size(), false), p.b_in_place.assign(p.pieces.size(), false);
-  // C can be in place only when the zone is one box that no other zone touches.
-  auto alone = [&] {
-    if (p.box_panels.size() != 1) return false;
-    const auto& my_zone = zones[std::size_t(p.rank)];
-    const auto it =
-        std::find_if(my_zone.begin(), my_zone.end(), [](auto& b) { return !b.empty(); });
+  const partition::TileBox* box = partition::single_box(zones[std::size_t(p.rank)]);
+  auto touched = [&](const partition::TileBox& mine) {
     for (int d = 0; d < p.ranks; ++d)
       if (d != p.rank)
         for (const auto& b : zones[std::size_t(d)])
-          if (!b.empty() && overlaps_ij(b, *it)) return false;
-    return true;
+          if (!b.empty() && overlaps_ij(b, mine)) return true;
+    return false;
   };
+  if (box != nullptr && touched(*box)) box = nullptr;
   if (dist.a.kind() != MatrixDist::Kind::block_cyclic) {
-    // Tiles are stored as the box's panel when they are exactly that box's C
-    // (aligned_distribution).
-    p.c_in_place = dist.c.panel_rows(p.rank) > 0 && alone();
+    p.c_in_place = box != nullptr && dist.c.panel_rows(p.rank) > 0;
     return;
   }
   const BlockCyclic &La = dist.a.block_cyclic(), &Lb = dist.b.block_cyclic(),
@@ -143,11 +139,9 @@ void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, c
     p.b_in_place[s] = dist.b_transposed ? whole(o.j, b.lo[1], b.hi[1], o.k, b.lo[2], b.hi[2], Lb)
                                         : whole(o.k, b.lo[2], b.hi[2], o.j, b.lo[1], b.hi[1], Lb);
   }
-  if (!alone()) return;
-  const auto& my_zone = zones[std::size_t(p.rank)];
-  const auto it = std::find_if(my_zone.begin(), my_zone.end(), [](auto& b) { return !b.empty(); });
-  p.c_in_place = is_whole_local_axis(o.i, it->lo[0], it->hi[0], Lc.row_block(), pr, g.rows) &&
-                 is_whole_local_axis(o.j, it->lo[1], it->hi[1], Lc.col_block(), pc, g.cols);
+  if (box == nullptr) return;
+  p.c_in_place = is_whole_local_axis(o.i, box->lo[0], box->hi[0], Lc.row_block(), pr, g.rows) &&
+                 is_whole_local_axis(o.j, box->lo[1], box->hi[1], Lc.col_block(), pc, g.cols);
 }
 
 // The last stage that needs each part (is_a, origin) this rank receives.

@@ -238,13 +238,9 @@ Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
   d.c = MatrixDist(m, n, tile, owners(order.i, order.j, 0, 1), P);
   // A rank whose zone is one box and owns exactly its C tiles keeps them as that box's panel:
   // its GEMMs then write C in place, with no partial block beside it.
-  for (int r = 0; r < P; ++r) {
-    const auto& zone = zones[std::size_t(r)];
-    const auto boxes = std::count_if(zone.begin(), zone.end(), [](auto& b) { return !b.empty(); });
-    if (boxes != 1) continue;
-    const auto& b = *std::find_if(zone.begin(), zone.end(), [](auto& x) { return !x.empty(); });
-    d.c.store_as_panel(r, order.i, b.lo[0], b.hi[0], order.j, b.lo[1], b.hi[1]);
-  }
+  for (int r = 0; r < P; ++r)
+    if (const partition::TileBox* b = partition::single_box(zones[std::size_t(r)]))
+      d.c.store_as_panel(r, order.i, b->lo[0], b->hi[0], order.j, b->lo[1], b->hi[1]);
   d.layout = "aligned";
   return d;
 }

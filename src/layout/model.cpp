@@ -229,6 +229,11 @@ double moved_bound_elements(double m, double n, double k, double p, double S) {
   return std::max(0.0, W - (m * n + m * k + n * k) / p);
 }
 
+double moved_bound_at_limit_bytes(double m, double n, double k, double p, double limit_bytes,
+                                  double elem) {
+  return limit_bytes > 0 ? moved_bound_elements(m, n, k, p, limit_bytes / elem) * elem : 0.0;
+}
+
 double shape_bound_elements(double m, double n, double k, double p) {
   return partition::lower_bound(m * n * k / p, partition::Extent{m, n, k});
 }

@@ -75,6 +75,10 @@ double cosma_bound_elements(double m, double n, double k, double p,
 // owner): it bounds `moved()`, and `received()` wherever C stays with its owner. Never below 0.
 double moved_bound_elements(double m, double n, double k, double p,
                             double S = std::numeric_limits<double>::infinity());
+// moved_bound_elements with S = a memory limit of `limit_bytes` per rank, in bytes of `elem`;
+// 0 when there is no limit (limit_bytes <= 0).
+double moved_bound_at_limit_bytes(double m, double n, double k, double p, double limit_bytes,
+                                  double elem);
 // The shape-aware bound (partition/geometry.hpp) in elements: the Hs of the best box of volume
 // mnk/p that fits in the m x n x k cuboid. Equal to the COSMA bound with infinite S when the cube
 // of volume mnk/p fits, larger for flat and largeK shapes at few ranks.
@@ -114,7 +118,8 @@ std::string describe(const Streaming& s);
 // receives (sends of A and B are read from the blocks in place); partial C for its zone unless its
 // zone is its own C (nothing of C travels); and the reusable A and B panels of its largest piece
 // (none when nothing travels and the block-cyclic arrays are the panels). `zone` is the rank's,
-// in positions of `order`. The engine's own buffers are the processors' budgets.
+// in positions of `order`. The processors' own buffers are not counted: the runner adds them as
+// their plans reserve them.
 struct RankMemoryModel {
   double blocks = 0, messages = 0, partial_c = 0, panels = 0;
   double total() const { return blocks + messages + partial_c + panels; }

@@ -47,6 +47,17 @@ using RealRect = BasicRect<double>;    // a projection of a continuous zone
 using Zone = std::vector<Box>;
 using TileZone = std::vector<TileBox>;
 
+// The zone's one non-empty box, or nullptr when it has none or several.
+inline const TileBox* single_box(const TileZone& zone) {
+  const TileBox* found = nullptr;
+  for (const auto& b : zone) {
+    if (b.empty()) continue;
+    if (found != nullptr) return nullptr;
+    found = &b;
+  }
+  return found;
+}
+
 // Extents of the cuboid [0,M) x [0,N) x [0,K).
 using Extent = std::array<double, 3>;
 using TileExtent = std::array<std::int64_t, 3>;
