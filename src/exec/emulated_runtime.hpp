@@ -11,7 +11,8 @@
 //     after, as cudaStreamWaitEvent does), and are only done once the stream got there;
 //   - elapsed_seconds reads the times the streams stamped, and refuses events that have not
 //     completed or were never recorded, as cudaEventElapsedTime does;
-//   - copies take bytes / link_gbs at least (ProcessorSpec::link_gbs; 0: memcpy speed).
+//   - copies take bytes / link_gbs at least (ProcessorSpec::link_gbs; 0: memcpy speed); in
+//     timing mode (ProcessorSpec::emulated_gflops > 0) exactly that, and move no bytes.
 //
 // Lazy mode (ProcessorSpec::lazy_queues, CUBOID_EMULATED_LAZY=1): a stream runs an operation
 // only once something needs it done -- the host synchronising on an event after it or fencing

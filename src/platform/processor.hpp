@@ -29,8 +29,9 @@ struct ProcessorSpec {
   // mode in which a missing wait shows deterministically; also CUBOID_EMULATED_LAZY=1).
   bool lazy_queues = false;
   // Emulated processors only, timing mode (platform.emulated_gflops): > 0, each GEMM sleeps for
-  // its flops (2mnk) at this rate, GFLOP/s, and computes nothing -- runs whose time is the speed
-  // model's subject rather than the host cores' contention.
+  // its flops (2mnk) at this rate, GFLOP/s, and computes nothing, and each copy sleeps for its
+  // bytes at link_gbs and moves nothing -- runs whose time is the speed model's subject rather
+  // than the host cores' contention.
   double emulated_gflops = 0;
   // Host, staged and emulated processors (platform.slowdown, platform.slowdown_after_s): from this
   // many seconds into each run, every GEMM is followed by a sleep that makes it `slowdown` times

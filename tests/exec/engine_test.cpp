@@ -883,6 +883,26 @@ TEST(EmulatedRuntime, CopiesTakeTheLinkTimeAndFailuresReachTheFence) {
   Rt::destroy_event(e);
 }
 
+// In timing mode nothing is computed: a copy takes its time at the link and moves no bytes, so
+// that the host's cores are left to the packing and unpacking, as a device's copy engine leaves
+// them.
+TEST(EmulatedRuntime, TimingModeCopiesTakeTheLinkTimeAndMoveNothing) {
+  using Rt = exec::EmulatedRuntime;
+  auto spec = emulated_spec(1.0, false);  // 1 GB/s
+  spec.emulated_gflops = 100;
+  auto q = Rt::make_instances(1, spec);
+  std::vector<char> a(std::size_t(20) << 20, 1), b(a.size(), 0);
+  Rt::Event s = Rt::create_event(q[0]), e = Rt::create_event(q[0]);
+  Rt::record_event(s, q[0]);
+  Rt::upload(q[0], b.data(), a.data(), a.size());
+  Rt::record_event(e, q[0]);
+  Rt::fence(q[0]);
+  EXPECT_GE(Rt::elapsed_seconds(s, e), 0.95 * double(a.size()) / 1e9);
+  EXPECT_EQ(std::count(b.begin(), b.end(), 0), std::ptrdiff_t(b.size()));
+  Rt::destroy_event(s);
+  Rt::destroy_event(e);
+}
+
 TEST(EmulatedRuntime, DeviceQueuesDeliverCallbacksAtPollAndTimeFromEvents) {
   for (const bool lazy : {false, true}) {
     exec::EmulatedBackend::Queues queues(emulated_spec(2.0, lazy));
