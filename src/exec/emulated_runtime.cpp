@@ -100,7 +100,7 @@ class EmulatedStream {
       // In timing mode nothing is computed, so the bytes need not move: the copy only takes
       // its time at the link, as a device's copy engine does, and leaves the host's cores and
       // memory to the packing and unpacking, the host's real share of a copy.
-      if (spec_.emulated_gflops <= 0) std::memcpy(dst, src, bytes);
+      if (!timing()) std::memcpy(dst, src, bytes);
       if (bytes_per_s_ > 0)
         std::this_thread::sleep_until(
             t0 + std::chrono::duration_cast<Clock::duration>(
@@ -111,7 +111,7 @@ class EmulatedStream {
     std::lock_guard<std::mutex> lock(g_m);
     push([this, flops, task = std::move(task)] {
       const auto t0 = Clock::now();
-      if (spec_.emulated_gflops > 0)
+      if (timing())
         std::this_thread::sleep_until(
             t0 + std::chrono::duration_cast<Clock::duration>(
                      std::chrono::duration<double>(flops / (spec_.emulated_gflops * 1e9))));
@@ -128,6 +128,8 @@ class EmulatedStream {
     });
   }
   int threads() const { return spec_.threads; }
+  // Timing mode: GEMMs and copies only take their time.
+  bool timing() const { return spec_.emulated_gflops > 0; }
 
  private:
   struct Task {

@@ -215,9 +215,9 @@ class StagedWorker final : public Worker<Scalar> {
     queues_.begin_run();  // the copies' events come from the run's pool
     ring_free_ = {};
     WorkerStats st;
-    // The median of five, not the best: the model predicts a run's median time, and the best
-    // copy of a few, on a host whose cores and memory the copies share, was up to a fifth
-    // faster than the run's own drains.
+    // The median of five, not the best: the model predicts a run's median time, and on a host
+    // whose cores and memory the copies share, the best of a few is an outlier the run's own
+    // copies seldom reach.
     auto typical = [&](Lane lane) {
       std::array<double, 5> t{};
       for (int r = 0; r <= int(t.size()); ++r) {  // the first pays for first touches: not counted
@@ -233,8 +233,9 @@ class StagedWorker final : public Worker<Scalar> {
         }
         if (r > 0) t[std::size_t(r - 1)] = now_seconds() - t0;
       }
-      std::nth_element(t.begin(), t.begin() + 2, t.end());
-      return double(moved) / t[2] / 1e9;
+      const auto mid = t.begin() + std::ptrdiff_t(t.size() / 2);
+      std::nth_element(t.begin(), mid, t.end());
+      return double(moved) / *mid / 1e9;
     };
     typename Worker<Scalar>::Link link;
     link.h2d_gbs = typical(lane_in);
