@@ -13,5 +13,5 @@ echo "$out"
 [ $rc -eq 0 ] || { echo "FAIL: exit status $rc"; exit 1; }
 grep -q "^validation PASSED" <<<"$out" || { echo "FAIL: no 'validation PASSED' line"; exit 1; }
 [ -s "$json" ] || { echo "FAIL: no JSON record at $json"; exit 1; }
-tr -d ' \n' <"$json" | grep -q '"validation":{[^}]*"passed":true' || { echo "FAIL: JSON validation.passed is not true"; exit 1; }
+grep -q '"validation":{[^}]*"passed":true' <<<"$(tr -d ' \n' <"$json")" || { echo "FAIL: JSON validation.passed is not true"; exit 1; }
 echo "ok: $deck"

@@ -40,7 +40,10 @@ if [ -e "$prefix/lib/libcuboid_pxgemm.so" ]; then
     grep -Ev '^(_init|_fini|__bss_start|_edata|_end)$' | grep -v '^$' | sort | tr '\n' ' ')
   want="cuboid_pcgemm cuboid_pdgemm cuboid_psgemm cuboid_pzgemm pcgemm_ pdgemm_ psgemm_ pzgemm_ "
   [ "$exported" = "$want" ] || fail "libcuboid_pxgemm.so exports '$exported', not '$want'"
-  ldd "$prefix/lib/libcuboid_pxgemm.so" | grep -q "libcuboid.so.* => $prefix/lib/" ||
+  # ldd's output is captured first: grep -q leaves a pipe early, and under pipefail the
+  # writer's SIGPIPE would fail the check at random.
+  deps=$(ldd "$prefix/lib/libcuboid_pxgemm.so")
+  grep -q "libcuboid.so.* => $prefix/lib/" <<<"$deps" ||
     fail "the installed libcuboid_pxgemm.so does not find the installed libcuboid.so"
 fi
 # An include of anything but another public header or a standard one (<cstdint>, <stdint.h>)
