@@ -79,13 +79,52 @@ double Engine<Scalar>::reserved_bytes() const {
   return b;
 }
 
+// The host loops of a run, at namespace scope: a device lambda (KOKKOS_LAMBDA in a CUDA build)
+// may not sit in a private member function.
+using HostRank2 = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
+                                        Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+
+// C <- beta * C on each rectangle that no step scales itself.
 template <class Scalar>
-RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
-                              const HostMatrix<Scalar>& B, const HostMatrix<Scalar>& C,
-                              Scalar alpha, Scalar beta, const std::function<bool()>& poll,
-                              kokkos_ext::Ops ops) {
-  using host = Kokkos::DefaultHostExecutionSpace;
-  using rank2 = Kokkos::MDRangePolicy<host, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+void prescale_c(const std::vector<Rect>& rects, const HostMatrix<Scalar>& C, Scalar beta) {
+  kokkos_ext::ScopedRegion region("cuboid::exec::prescale");
+  for (const Rect& r : rects) {
+    auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
+    // beta = 0 must clear NaN and Inf in the old C, which multiplying by zero would keep.
+    if (beta == Scalar(0)) {
+      Kokkos::parallel_for(
+          "cuboid::exec::prescale_zero", HostRank2({0, 0}, {c.extent(0), c.extent(1)}),
+          KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) = Scalar(0); });
+    } else {
+      Kokkos::parallel_for(
+          "cuboid::exec::prescale_beta", HostRank2({0, 0}, {c.extent(0), c.extent(1)}),
+          KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) *= beta; });
+    }
+  }
+  Kokkos::DefaultHostExecutionSpace().fence();
+}
+
+// C += each split-k partial, in the plan's fixed order: the result depends on the partition only
+// through reassociation.
+template <class Scalar>
+void add_partials(const Plan& plan, const std::vector<HostMatrix<Scalar>>& partials,
+                  const HostMatrix<Scalar>& C) {
+  kokkos_ext::ScopedRegion region("cuboid::exec::reduce");
+  for (std::size_t b = 0; b < plan.partials.size(); ++b) {
+    const Rect& r = plan.partials[b].c;
+    auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
+    auto p = partials[b];
+    Kokkos::parallel_for(
+        "cuboid::exec::reduce_partial", HostRank2({0, 0}, {c.extent(0), c.extent(1)}),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) += p(i, j); });
+  }
+  Kokkos::DefaultHostExecutionSpace().fence();
+}
+
+template <class Scalar>
+void Engine<Scalar>::check_extents(const Plan& plan, const HostMatrix<Scalar>& A,
+                                   const HostMatrix<Scalar>& B, const HostMatrix<Scalar>& C,
+                                   kokkos_ext::Ops ops) {
   auto stored = [](const HostMatrix<Scalar>& X, std::int64_t rows, std::int64_t cols, char op) {
     return op == 'N' ? std::int64_t(X.extent(0)) == rows && std::int64_t(X.extent(1)) == cols
                      : std::int64_t(X.extent(0)) == cols && std::int64_t(X.extent(1)) == rows;
@@ -95,10 +134,14 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
     throw std::invalid_argument("the matrices' extents do not match the plan's " +
                                 std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" +
                                 std::to_string(plan.k) + " product (A and B as stored)");
-  reserve(plan);  // nothing to do when the plan was reserved before
+}
 
-  // Partial i of this plan is buffer i seen at its rectangle's size.
+template <class Scalar>
+void Engine<Scalar>::bind(const Plan& plan, const HostMatrix<Scalar>& A,
+                          const HostMatrix<Scalar>& B, const HostMatrix<Scalar>& C, Scalar alpha,
+                          Scalar beta, kokkos_ext::Ops ops) {
   ctx_.A = A, ctx_.B = B, ctx_.C = C, ctx_.alpha = alpha, ctx_.beta = beta, ctx_.ops = ops;
+  // Partial i of this plan is buffer i seen at its rectangle's size.
   ctx_.partials.resize(plan.partials.size());
   ctx_.partial_rects.resize(plan.partials.size());
   for (std::size_t b = 0; b < plan.partials.size(); ++b) {
@@ -106,79 +149,57 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
     ctx_.partials[b] = HostMatrix<Scalar>(partial_storage_[b].data(), r.rows(), r.cols());
     ctx_.partial_rects[b] = r;
   }
-
   ctx_.teams.resize(workers_.size());
+  for (std::size_t q = 0; q < workers_.size(); ++q) ctx_.teams[q] = gemm_team(workers_[q]->spec());
+}
+
+template <class Scalar>
+std::unique_ptr<StealScheduler> Engine<Scalar>::make_stealer(const Plan& plan,
+                                                             std::vector<Unit> units, double t0) {
+  if (units.empty()) return nullptr;
   std::vector<bool> copies(workers_.size());
-  for (std::size_t q = 0; q < workers_.size(); ++q) {
-    ctx_.teams[q] = gemm_team(workers_[q]->spec());
+  for (std::size_t q = 0; q < workers_.size(); ++q)
     copies[q] = workers_[q]->spec().kind != platform::ProcessorKind::host;
-  }
-  std::vector<std::unique_ptr<StepSource>> sources(workers_.size());
-  std::unique_ptr<StealScheduler> stealer;
-  std::vector<Unit> units;
-  if (schedule_.policy != StealPolicy::static_plan) units = make_units(plan, sizeof(Scalar));
+  return std::make_unique<StealScheduler>(plan, std::move(units), copies, schedule_, t0);
+}
 
-  RunResult result;
-  const double t0 = now_seconds();
-  if (!units.empty()) {
-    result.units = int(units.size());
-    stealer = std::make_unique<StealScheduler>(plan, std::move(units), copies, schedule_, t0);
-  }
-  {
-    kokkos_ext::ScopedRegion region("cuboid::exec::prescale");
-    for (const Rect& r : plan.prescale) {
-      auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
-      // beta = 0 must clear NaN and Inf in the old C, which multiplying by zero would keep.
-      if (beta == Scalar(0)) {
-        Kokkos::parallel_for(
-            "cuboid::exec::prescale_zero", rank2({0, 0}, {c.extent(0), c.extent(1)}),
-            KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) = Scalar(0); });
-      } else {
-        Kokkos::parallel_for(
-            "cuboid::exec::prescale_beta", rank2({0, 0}, {c.extent(0), c.extent(1)}),
-            KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) *= beta; });
-      }
-    }
-    host().fence();
-  }
-  result.prescale_s = now_seconds() - t0;
-
+template <class Scalar>
+void Engine<Scalar>::compute(const Plan& plan, StealScheduler* stealer,
+                             const std::function<bool()>& poll, double t0, RunResult& result) {
+  kokkos_ext::ScopedRegion region("cuboid::exec::compute");
   result.workers.resize(workers_.size());
-  {
-    kokkos_ext::ScopedRegion region("cuboid::exec::compute");
-    const RunContext<Scalar>& ctx = ctx_;
-    for (std::size_t q = 0; q < workers_.size(); ++q) {
-      if (stealer) {
-        sources[q] = std::make_unique<StealSource>(*stealer, int(q));
-      } else {
-        sources[q] = std::make_unique<PlanSteps>(plan.processors[q].steps, int(q));
-      }
-      lanes_[q]->start([&, q] { result.workers[q] = workers_[q]->execute(*sources[q], ctx, t0); });
+  std::vector<std::unique_ptr<StepSource>> sources(workers_.size());
+  const RunContext<Scalar>& ctx = ctx_;
+  for (std::size_t q = 0; q < workers_.size(); ++q) {
+    if (stealer) {
+      sources[q] = std::make_unique<StealSource>(*stealer, int(q));
+    } else {
+      sources[q] = std::make_unique<PlanSteps>(plan.processors[q].steps, int(q));
     }
-    std::exception_ptr first;
-    if (poll) {
-      try {
-        for (std::size_t next = 0; next < lanes_.size();) {
-          if (!poll()) break;
-          // Sleeps on the first unfinished lane: no busy spinning between polls.
-          while (next < lanes_.size() && lanes_[next]->wait_for(std::chrono::microseconds(100)))
-            ++next;
-        }
-      } catch (...) {
-        first = std::current_exception();
-      }
-    }
-    // Wait for every lane before reporting the first failure: none may still use the buffers.
-    for (auto& lane : lanes_) {
-      try {
-        lane->wait();
-      } catch (...) {
-        if (!first) first = std::current_exception();
-      }
-    }
-    if (first) std::rethrow_exception(first);
+    lanes_[q]->start([&, q] { result.workers[q] = workers_[q]->execute(*sources[q], ctx, t0); });
   }
-
+  std::exception_ptr first;
+  if (poll) {
+    try {
+      for (std::size_t next = 0; next < lanes_.size();) {
+        if (!poll()) break;
+        // Sleeps on the first unfinished lane: no busy spinning between polls.
+        while (next < lanes_.size() && lanes_[next]->wait_for(std::chrono::microseconds(100)))
+          ++next;
+      }
+    } catch (...) {
+      first = std::current_exception();
+    }
+  }
+  // Wait for every lane before reporting the first failure: none may still use the buffers.
+  for (auto& lane : lanes_) {
+    try {
+      lane->wait();
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
   if (stealer)
     for (std::size_t q = 0; q < workers_.size(); ++q) {
       const StealCounts c = stealer->counts(int(q));
@@ -186,21 +207,27 @@ RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
       w.stolen_steps = c.stolen_steps, w.lost_steps = c.lost_steps, w.stolen_flops = c.stolen_flops;
       w.steals = c.steals;
     }
+}
 
+template <class Scalar>
+RunResult Engine<Scalar>::run(const Plan& plan, const HostMatrix<Scalar>& A,
+                              const HostMatrix<Scalar>& B, const HostMatrix<Scalar>& C,
+                              Scalar alpha, Scalar beta, const std::function<bool()>& poll,
+                              kokkos_ext::Ops ops) {
+  check_extents(plan, A, B, C, ops);
+  reserve(plan);  // nothing to do when the plan was reserved before
+  bind(plan, A, B, C, alpha, beta, ops);
+  std::vector<Unit> units;
+  if (schedule_.policy != StealPolicy::static_plan) units = make_units(plan, sizeof(Scalar));
+  RunResult result;
+  const double t0 = now_seconds();
+  const std::unique_ptr<StealScheduler> stealer = make_stealer(plan, std::move(units), t0);
+  if (stealer) result.units = int(stealer->units().size());
+  prescale_c(plan.prescale, C, beta);
+  result.prescale_s = now_seconds() - t0;
+  compute(plan, stealer.get(), poll, t0, result);
   const double t1 = now_seconds();
-  {
-    kokkos_ext::ScopedRegion region("cuboid::exec::reduce");
-    // Fixed order: the result depends on the partition only through reassociation.
-    for (std::size_t b = 0; b < plan.partials.size(); ++b) {
-      const Rect& r = plan.partials[b].c;
-      auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
-      auto p = ctx_.partials[b];
-      Kokkos::parallel_for(
-          "cuboid::exec::reduce_partial", rank2({0, 0}, {c.extent(0), c.extent(1)}),
-          KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) += p(i, j); });
-    }
-    host().fence();
-  }
+  add_partials(plan, ctx_.partials, C);
   const double t2 = now_seconds();
   result.reduce_s = t2 - t1;
   result.seconds = t2 - t0;

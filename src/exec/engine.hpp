@@ -52,6 +52,18 @@ class Engine {
   static int created();
 
  private:
+  // The steps of run(), in order.
+  static void check_extents(const Plan& plan, const HostMatrix<Scalar>& A,
+                            const HostMatrix<Scalar>& B, const HostMatrix<Scalar>& C,
+                            kokkos_ext::Ops ops);
+  void bind(const Plan& plan, const HostMatrix<Scalar>& A, const HostMatrix<Scalar>& B,
+            const HostMatrix<Scalar>& C, Scalar alpha, Scalar beta, kokkos_ext::Ops ops);
+  std::unique_ptr<StealScheduler> make_stealer(const Plan& plan, std::vector<Unit> units,
+                                               double t0);
+  // Starts every worker on its lane, polls while they run, waits for all of them.
+  void compute(const Plan& plan, StealScheduler* stealer, const std::function<bool()>& poll,
+               double t0, RunResult& result);
+
   std::vector<std::unique_ptr<Worker<Scalar>>> workers_;
   std::vector<std::unique_ptr<ThreadLane>> lanes_;  // one per worker, alive across runs
   std::vector<Kokkos::View<Scalar*, Kokkos::HostSpace>> partial_storage_;

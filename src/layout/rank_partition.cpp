@@ -81,149 +81,188 @@ std::vector<TileZone> two_level(const TileOrder& o, int outer_axis, int inner_ax
   return zones;
 }
 
-std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, int P) {
-  const ProcessGrid g = req.grid;
-  const std::int64_t t = req.tile, nb = req.block;
-  auto blk = [&](std::int64_t tile) { return (tile * t) / nb; };
-  const std::function<std::int64_t(std::int64_t)> by_row = [&](std::int64_t x) {
-    return blk(x) % g.rows;
-  };
-  const std::function<std::int64_t(std::int64_t)> by_col = [&](std::int64_t x) {
-    return blk(x) % g.cols;
-  };
+// The candidates for block-cyclic operands: built in steps that share who owns what.
+class BlockCyclicCandidates {
+ public:
+  using Owner = std::function<std::int64_t(std::int64_t)>;
+
+  BlockCyclicCandidates(const RankPartitionRequest& req, int P)
+      : req_(req), g_(req.grid), P_(P), ta_(req.a_transposed), tb_(req.b_transposed) {
+    by_row_ = [this](std::int64_t x) { return block(x) % g_.rows; };
+    by_col_ = [this](std::int64_t x) { return block(x) % g_.cols; };
+    make_orders();
+    for (int p = 0; p < g_.rows; ++p)
+      for (int q = 0; q < g_.cols; ++q) {
+        rows_of_[std::size_t(p)].push_back(g_.rank_of(p, q));
+        cols_of_[std::size_t(q)].push_back(g_.rank_of(p, q));
+      }
+  }
+
+  std::vector<Candidate> build() {
+    if (!req_.automatic) {
+      out_.push_back(
+          {std::string(partition::to_string(req_.algorithm)) + " in layout order", c_major_,
+           partition_ranks(req_.algorithm, req_.discretization, req_.speeds, extents(c_major_))});
+      return std::move(out_);
+    }
+    add_stationary();
+    add_bands();
+    for (auto alg : {partition::Algorithm::nrrp3d, partition::Algorithm::grid}) try {
+        out_.push_back({std::string(partition::to_string(alg)) + " in layout order", c_major_,
+                        partition_ranks(alg, req_.discretization, req_.speeds, extents(c_major_))});
+      } catch (const std::invalid_argument&) {
+        // Too few tiles for this algorithm: the structured candidates remain.
+      }
+    return std::move(out_);
+  }
+
+ private:
+  std::int64_t block(std::int64_t tile) const { return (tile * req_.tile) / req_.block; }
+  static std::array<std::int64_t, 3> extents(const TileOrder& o) {
+    return {o.i.size(), o.j.size(), o.k.size()};
+  }
   // The process coordinate that owns a tile of op(A) along i and along k, and of op(B) along k
   // and j, with how many there are: the stored operand's rows go by process row, its columns by
   // process column, and a transposed operand's rows are op's columns.
-  const bool ta = req.a_transposed, tb = req.b_transposed;
-  const auto& a_i = ta ? by_col : by_row;
-  const auto& a_k = ta ? by_row : by_col;
-  const auto& b_k = tb ? by_col : by_row;
-  const auto& b_j = tb ? by_row : by_col;
-  const int n_ai = ta ? g.cols : g.rows, n_ak = ta ? g.rows : g.cols;
-  const int n_bk = tb ? g.cols : g.rows, n_bj = tb ? g.rows : g.cols;
-  const auto a_side = [&](bool col) { return std::string(col ? "column" : "row"); };
-  // C's own order (rows by process row, columns by process column), inner by A's owner.
-  const auto inner_by_a =
-      grouped_order(req.k, t, [&](std::int64_t x) { return a_k(x) * n_bk + b_k(x); });
-  TileOrder c_major{
-      grouped_order(req.m, t, by_row), grouped_order(req.n, t, by_col), inner_by_a,
-      "rows by process row, columns by process column, inner by A's owner " + a_side(!ta)};
-  // A's own order: rows by A's owner along i (the same as C's unless A is transposed).
-  TileOrder a_major = c_major;
-  if (ta) {
-    a_major.i = grouped_order(req.m, t, a_i);
-    a_major.name = "rows by A's owner column, columns by process column, inner by A's owner row";
-  }
-  TileOrder b_major = c_major;
-  b_major.k = grouped_order(req.k, t, [&](std::int64_t x) { return b_k(x) * n_ak + a_k(x); });
-  b_major.name = "rows by process row, columns by process column, inner by B's owner " + a_side(tb);
-  if (tb) {
-    b_major.j = grouped_order(req.n, t, b_j);
-    b_major.name = "rows by process row, columns by B's owner row, inner by B's owner column";
-  }
+  const Owner& a_i() const { return ta_ ? by_col_ : by_row_; }
+  const Owner& a_k() const { return ta_ ? by_row_ : by_col_; }
+  const Owner& b_k() const { return tb_ ? by_col_ : by_row_; }
+  const Owner& b_j() const { return tb_ ? by_row_ : by_col_; }
+  int n_ai() const { return ta_ ? g_.cols : g_.rows; }
+  int n_ak() const { return ta_ ? g_.rows : g_.cols; }
+  int n_bk() const { return tb_ ? g_.cols : g_.rows; }
+  int n_bj() const { return tb_ ? g_.rows : g_.cols; }
 
-  std::vector<Candidate> out;
-  if (!req.automatic) {
-    out.push_back({std::string(partition::to_string(req.algorithm)) + " in layout order", c_major,
-                   partition_ranks(req.algorithm, req.discretization, req.speeds,
-                                   {c_major.i.size(), c_major.j.size(), c_major.k.size()})});
-    return out;
-  }
-
-  // Ranks by process row and by process column, and their speeds.
-  std::vector<std::vector<int>> rows_of(std::size_t(g.rows)), cols_of(std::size_t(g.cols));
-  for (int p = 0; p < g.rows; ++p)
-    for (int q = 0; q < g.cols; ++q) {
-      rows_of[std::size_t(p)].push_back(g.rank_of(p, q));
-      cols_of[std::size_t(q)].push_back(g.rank_of(p, q));
+  void make_orders() {
+    const std::int64_t t = req_.tile;
+    auto side = [](bool col) { return std::string(col ? "column" : "row"); };
+    // C's own order (rows by process row, columns by process column), inner by A's owner.
+    const auto inner_by_a =
+        grouped_order(req_.k, t, [&](std::int64_t x) { return a_k()(x) * n_bk() + b_k()(x); });
+    c_major_ = TileOrder{
+        grouped_order(req_.m, t, by_row_), grouped_order(req_.n, t, by_col_), inner_by_a,
+        "rows by process row, columns by process column, inner by A's owner " + side(!ta_)};
+    // A's own order: rows by A's owner along i (the same as C's unless A is transposed).
+    a_major_ = c_major_;
+    if (ta_) {
+      a_major_.i = grouped_order(req_.m, t, a_i());
+      a_major_.name = "rows by A's owner column, columns by process column, inner by A's owner row";
     }
-  auto speeds_of = [&](const std::vector<int>& ranks) {
+    b_major_ = c_major_;
+    b_major_.k =
+        grouped_order(req_.k, t, [&](std::int64_t x) { return b_k()(x) * n_ak() + a_k()(x); });
+    b_major_.name =
+        "rows by process row, columns by process column, inner by B's owner " + side(tb_);
+    if (tb_) {
+      b_major_.j = grouped_order(req_.n, t, b_j());
+      b_major_.name = "rows by process row, columns by B's owner row, inner by B's owner column";
+    }
+  }
+
+  std::vector<double> speeds_of(const std::vector<int>& ranks) const {
     std::vector<double> w;
-    for (int r : ranks) w.push_back(req.speeds[std::size_t(r)]);
+    for (int r : ranks) w.push_back(req_.speeds[std::size_t(r)]);
     return w;
-  };
-  auto sums = [&](const std::vector<std::vector<int>>& groups) {
+  }
+  std::vector<double> sums(const std::vector<std::vector<int>>& groups) const {
     std::vector<double> w;
     for (const auto& grp : groups) {
       const auto s = speeds_of(grp);
       w.push_back(std::accumulate(s.begin(), s.end(), 0.0));
     }
     return w;
-  };
+  }
+  static std::vector<std::int64_t> cuts(const AxisOrder& a, int groups, const Owner& f) {
+    return group_cuts(a, groups, [&](std::int64_t x) { return int(f(x)); });
+  }
+
   // One structured candidate in both flavours: cuts on owner boundaries, cuts by speed.
-  auto structured = [&](const std::string& name, const TileOrder& o, int outer_axis, int inner_axis,
-                        const std::vector<std::vector<int>>& members,
-                        const std::vector<std::int64_t>& owner_outer,
-                        const std::vector<std::int64_t>& owner_inner) {
+  void structured(const std::string& name, const TileOrder& o, int outer_axis, int inner_axis,
+                  const std::vector<std::vector<int>>& members,
+                  const std::vector<std::int64_t>& owner_outer,
+                  const std::vector<std::int64_t>& owner_inner) {
     const AxisOrder* axes[3] = {&o.i, &o.j, &o.k};
     std::vector<std::vector<std::int64_t>> owner_in(members.size(), owner_inner), speed_in;
     for (const auto& grp : members)
       speed_in.push_back(weighted_cuts(axes[inner_axis]->size(), speeds_of(grp)));
-    out.push_back({name + ", owner cuts", o,
-                   two_level(o, outer_axis, inner_axis, members, owner_outer, owner_in, P)});
-    out.push_back({name + ", speed cuts", o,
-                   two_level(o, outer_axis, inner_axis, members,
-                             weighted_cuts(axes[outer_axis]->size(), sums(members)), speed_in, P)});
-  };
-  auto cuts = [](const AxisOrder& a, int groups,
-                 const std::function<std::int64_t(std::int64_t)>& f) {
-    return group_cuts(a, groups, [&](std::int64_t x) { return int(f(x)); });
-  };
-  const auto i_cuts = cuts(c_major.i, g.rows, by_row);
-  const auto j_cuts = cuts(c_major.j, g.cols, by_col);
-  // A-stationary: rank (p,q) takes the op(A) tiles it stores. Untransposed, the groups along i
-  // are process rows and each row's ranks split k by process column; transposed, the groups
-  // along i are process columns and each column's ranks split k by process row (B alike).
-  structured("process grid (C stays)", c_major, 0, 1, rows_of, i_cuts, j_cuts);
-  structured("A-stationary", a_major, 0, 2, ta ? cols_of : rows_of, cuts(a_major.i, n_ai, a_i),
-             cuts(a_major.k, n_ak, a_k));
-  structured("B-stationary", b_major, 1, 2, tb ? rows_of : cols_of, cuts(b_major.j, n_bj, b_j),
-             cuts(b_major.k, n_bk, b_k));
+    out_.push_back({name + ", owner cuts", o,
+                    two_level(o, outer_axis, inner_axis, members, owner_outer, owner_in, P_)});
+    out_.push_back(
+        {name + ", speed cuts", o,
+         two_level(o, outer_axis, inner_axis, members,
+                   weighted_cuts(axes[outer_axis]->size(), sums(members)), speed_in, P_)});
+  }
+
+  // The process grid, A-stationary and B-stationary. A-stationary: rank (p,q) takes the op(A)
+  // tiles it stores. Untransposed, the groups along i are process rows and each row's ranks split
+  // k by process column; transposed, the groups along i are process columns and each column's
+  // ranks split k by process row (B alike).
+  void add_stationary() {
+    i_cuts_ = cuts(c_major_.i, g_.rows, by_row_);
+    j_cuts_ = cuts(c_major_.j, g_.cols, by_col_);
+    structured("process grid (C stays)", c_major_, 0, 1, rows_of_, i_cuts_, j_cuts_);
+    structured("A-stationary", a_major_, 0, 2, ta_ ? cols_of_ : rows_of_,
+               cuts(a_major_.i, n_ai(), a_i()), cuts(a_major_.k, n_ak(), a_k()));
+    structured("B-stationary", b_major_, 1, 2, tb_ ? rows_of_ : cols_of_,
+               cuts(b_major_.j, n_bj(), b_j()), cuts(b_major_.k, n_bk(), b_k()));
+  }
+
   // 2.5D on the process grid: bands of c1 process rows by c2 process columns (owner cuts), the
   // inner dimension split among the c1*c2 ranks of a band by speed. c1 = c2 = 1 is the process
   // grid itself; larger c1*c2 trade A and B traffic for partial C, which pays at many ranks.
   // Each candidate holds a zone list per rank: at many ranks only the bands whose replication
   // c1*c2 is nearest to P^(1/3) (where 2.5D pays most) are built, within kCandidateRankZones.
-  std::vector<std::pair<int, int>> bands;
-  for (int c1 = 1; c1 <= g.rows; ++c1)
-    for (int c2 = 1; c2 <= g.cols; ++c2)
-      if (g.rows % c1 == 0 && g.cols % c2 == 0 && c1 * c2 > 1 && c1 * c2 <= c_major.k.size())
-        bands.emplace_back(c1, c2);
-  const double ideal = std::log(std::cbrt(double(P)));
-  std::stable_sort(bands.begin(), bands.end(), [&](const auto& x, const auto& y) {
-    return std::abs(std::log(double(x.first * x.second)) - ideal) <
-           std::abs(std::log(double(y.first * y.second)) - ideal);
-  });
-  const double room = std::max(0.0, kCandidateRankZones / double(P) - double(out.size()) - 2);
-  if (double(bands.size()) > room) bands.resize(std::size_t(room));
-  std::sort(bands.begin(), bands.end());
-  for (const auto& [c1, c2] : bands) {
-    auto zones = std::vector<TileZone>(std::size_t(P));
-    for (int a = 0; a < g.rows / c1; ++a)
-      for (int b = 0; b < g.cols / c2; ++b) {
+  void add_bands() {
+    std::vector<std::pair<int, int>> bands;
+    for (int c1 = 1; c1 <= g_.rows; ++c1)
+      for (int c2 = 1; c2 <= g_.cols; ++c2)
+        if (g_.rows % c1 == 0 && g_.cols % c2 == 0 && c1 * c2 > 1 && c1 * c2 <= c_major_.k.size())
+          bands.emplace_back(c1, c2);
+    const double ideal = std::log(std::cbrt(double(P_)));
+    std::stable_sort(bands.begin(), bands.end(), [&](const auto& x, const auto& y) {
+      return std::abs(std::log(double(x.first * x.second)) - ideal) <
+             std::abs(std::log(double(y.first * y.second)) - ideal);
+    });
+    const double room = std::max(0.0, kCandidateRankZones / double(P_) - double(out_.size()) - 2);
+    if (double(bands.size()) > room) bands.resize(std::size_t(room));
+    std::sort(bands.begin(), bands.end());
+    for (const auto& [c1, c2] : bands)
+      out_.push_back({"2.5D bands of " + std::to_string(c1) + "x" + std::to_string(c2) +
+                          " process rows x columns",
+                      c_major_, band_zones(c1, c2)});
+  }
+
+  std::vector<TileZone> band_zones(int c1, int c2) const {
+    auto zones = std::vector<TileZone>(std::size_t(P_));
+    for (int a = 0; a < g_.rows / c1; ++a)
+      for (int b = 0; b < g_.cols / c2; ++b) {
         std::vector<int> band;  // ranks of the band, k parts in this order
         for (int v = 0; v < c2; ++v)
-          for (int u = 0; u < c1; ++u) band.push_back(g.rank_of(a * c1 + u, b * c2 + v));
-        const auto kc = weighted_cuts(c_major.k.size(), speeds_of(band));
+          for (int u = 0; u < c1; ++u) band.push_back(g_.rank_of(a * c1 + u, b * c2 + v));
+        const auto kc = weighted_cuts(c_major_.k.size(), speeds_of(band));
         for (std::size_t q = 0; q < band.size(); ++q) {
           const TileBox box{
-              {i_cuts[std::size_t(a * c1)], j_cuts[std::size_t(b * c2)], kc[q]},
-              {i_cuts[std::size_t((a + 1) * c1)], j_cuts[std::size_t((b + 1) * c2)], kc[q + 1]}};
+              {i_cuts_[std::size_t(a * c1)], j_cuts_[std::size_t(b * c2)], kc[q]},
+              {i_cuts_[std::size_t((a + 1) * c1)], j_cuts_[std::size_t((b + 1) * c2)], kc[q + 1]}};
           if (!box.empty()) zones[std::size_t(band[q])].push_back(box);
         }
       }
-    out.push_back({"2.5D bands of " + std::to_string(c1) + "x" + std::to_string(c2) +
-                       " process rows x columns",
-                   c_major, std::move(zones)});
+    return zones;
   }
-  for (auto alg : {partition::Algorithm::nrrp3d, partition::Algorithm::grid}) try {
-      out.push_back({std::string(partition::to_string(alg)) + " in layout order", c_major,
-                     partition_ranks(alg, req.discretization, req.speeds,
-                                     {c_major.i.size(), c_major.j.size(), c_major.k.size()})});
-    } catch (const std::invalid_argument&) {
-      // Too few tiles for this algorithm: the structured candidates remain.
-    }
-  return out;
+
+  const RankPartitionRequest& req_;
+  const ProcessGrid g_;
+  const int P_;
+  const bool ta_, tb_;
+  Owner by_row_, by_col_;
+  TileOrder c_major_, a_major_, b_major_;
+  std::vector<std::vector<int>> rows_of_{std::size_t(g_.rows)}, cols_of_{std::size_t(g_.cols)};
+  std::vector<std::int64_t> i_cuts_, j_cuts_;
+  std::vector<Candidate> out_;
+};
+
+std::vector<Candidate> block_cyclic_candidates(const RankPartitionRequest& req, int P) {
+  return BlockCyclicCandidates(req, P).build();
 }
 
 std::vector<Candidate> aligned_candidates(const RankPartitionRequest& req, int P) {
@@ -294,49 +333,102 @@ bool usable(const Candidate& c, const std::vector<double>& speeds) {
 
 }  // namespace
 
-RankPartition choose_rank_partition(const RankPartitionRequest& req) {
-  const int P = int(req.speeds.size());
-  if (P == 0) throw std::invalid_argument("no ranks");
-  for (std::size_t r = 0; r < req.speeds.size(); ++r)
-    if (!std::isfinite(req.speeds[r]) || req.speeds[r] < 0)
-      throw std::invalid_argument("rank " + std::to_string(r) + " has speed " +
-                                  std::to_string(req.speeds[r]) +
-                                  " (speeds must be finite and non-negative)");
-  if (std::none_of(req.speeds.begin(), req.speeds.end(), [](double s) { return s > 0; }))
-    throw std::invalid_argument("no rank has a positive speed: nobody would compute");
+namespace {
 
-  // Per-process prefix counts outgrow the caches as ranks grow: each count is slower. A
-  // block-cyclic model visits at least every process row for the three projections of each
-  // rank's zone: when even that exceeds the time, nothing is built.
-  const double slower = std::max(1.0, std::sqrt(double(P) / 1e4));
-  {
+void check_speeds(const std::vector<double>& speeds) {
+  if (speeds.empty()) throw std::invalid_argument("no ranks");
+  for (std::size_t r = 0; r < speeds.size(); ++r)
+    if (!std::isfinite(speeds[r]) || speeds[r] < 0)
+      throw std::invalid_argument("rank " + std::to_string(r) + " has speed " +
+                                  std::to_string(speeds[r]) +
+                                  " (speeds must be finite and non-negative)");
+  if (std::none_of(speeds.begin(), speeds.end(), [](double s) { return s > 0; }))
+    throw std::invalid_argument("no rank has a positive speed: nobody would compute");
+}
+
+// Refuses, before any candidate is built, a request whose cheapest traffic model would already
+// take longer than kModelSeconds. `slower`: per-process prefix counts outgrow the caches as
+// ranks grow, and each count is slower.
+void guard_model_cost(const RankPartitionRequest& req, int P, double slower) {
+  double floor_s = 0;
+  if (req.aligned) {
     // Aligned: the start is placed by visiting every tile of every zone's projections, and the
     // model visits them again; a zone of v tiles projects onto at least 3 v^(2/3) of them (the
     // cube's), whatever algorithm cuts it. Building the zones costs less than these visits.
-    double floor_s = 0;
-    if (req.aligned) {
-      const double tiles = double(ceil_div(req.m, req.tile)) * double(ceil_div(req.n, req.tile)) *
-                           double(ceil_div(req.k, req.tile));
-      const double total = std::accumulate(req.speeds.begin(), req.speeds.end(), 0.0);
-      double visits = 0;
-      for (double s : req.speeds)
-        if (s > 0) visits += 3.0 * std::pow(std::max(1.0, tiles * s / total), 2.0 / 3.0);
-      floor_s = 2.0 * visits * kSecondsPerTileCount * slower;
-    } else {
-      floor_s = 3.0 * double(P) * double(req.grid.rows) * kSecondsPerBlockCount * slower;
-    }
-    if (floor_s > kModelSeconds)
-      throw TooCostly("modelling the traffic of any candidate for " + std::to_string(P) +
-                      " ranks would take at least " + fmt::format("{:.0f}", floor_s) +
-                      " s (at most " + fmt::format("{:.0f}", kModelSeconds) + " s)");
-  }
-  std::vector<Candidate> cands;
-  if (req.aligned) {
-    cands = aligned_candidates(req, P);
+    const double tiles = double(ceil_div(req.m, req.tile)) * double(ceil_div(req.n, req.tile)) *
+                         double(ceil_div(req.k, req.tile));
+    const double total = std::accumulate(req.speeds.begin(), req.speeds.end(), 0.0);
+    double visits = 0;
+    for (double s : req.speeds)
+      if (s > 0) visits += 3.0 * std::pow(std::max(1.0, tiles * s / total), 2.0 / 3.0);
+    floor_s = 2.0 * visits * kSecondsPerTileCount * slower;
   } else {
-    if (req.grid.size() != P) throw std::invalid_argument("process grid and ranks disagree");
-    cands = block_cyclic_candidates(req, P);
+    // A block-cyclic model visits at least every process row for the three projections of each
+    // rank's zone.
+    floor_s = 3.0 * double(P) * double(req.grid.rows) * kSecondsPerBlockCount * slower;
   }
+  if (floor_s > kModelSeconds)
+    throw TooCostly("modelling the traffic of any candidate for " + std::to_string(P) +
+                    " ranks would take at least " + fmt::format("{:.0f}", floor_s) +
+                    " s (at most " + fmt::format("{:.0f}", kModelSeconds) + " s)");
+}
+
+// Each rank's predicted peak with the request's streaming first, then k streamed ever finer
+// until the largest fits the limit (or cannot be streamed finer).
+struct PeakFit {
+  std::vector<double> peaks;
+  double peak = 0;
+  bool fits = false;
+  Streaming streaming;
+};
+PeakFit fit_peak(const RankPartitionRequest& req, const Candidate& c, const Distribution& d,
+                 const std::vector<RankTraffic>& traffic) {
+  const int P = int(req.speeds.size());
+  const std::int64_t k_tiles = (req.k + req.tile - 1) / req.tile;
+  PeakFit f{std::vector<double>(std::size_t(P), 0.0), 0, false, req.streaming};
+  for (;;) {
+    for (int r = 0; r < P; ++r)
+      f.peaks[std::size_t(r)] = predict_rank_memory(traffic[std::size_t(r)], d, r,
+                                                    c.zones[std::size_t(r)], c.order, f.streaming)
+                                    .total() *
+                                double(req.elem);
+    f.peak = *std::max_element(f.peaks.begin(), f.peaks.end());
+    f.fits = req.memory_limit_bytes <= 0 || f.peak <= req.memory_limit_bytes;
+    if (f.fits || (f.streaming.window == 1 && f.streaming.slabs >= k_tiles)) return f;
+    if (f.streaming.window != 1)
+      f.streaming.window = 1;
+    else
+      f.streaming.slabs = int(std::min<std::int64_t>(2 * std::int64_t(f.streaming.slabs), k_tiles));
+  }
+}
+
+// Why nothing was chosen, as the error the caller can act on.
+[[noreturn]] void refuse_none_chosen(const RankPartitionRequest& req, const RankPartition& best,
+                                     double smallest_peak, const std::string& smallest_name) {
+  if (!best.candidates.empty() && req.memory_limit_bytes > 0)
+    throw MemoryLimitTooSmall(
+        fmt::format("every candidate's predicted peak exceeds the limit of {:.4g} MiB per rank; "
+                    "the smallest, {:.4g} MiB ({}), would do",
+                    req.memory_limit_bytes / 1048576.0, smallest_peak / 1048576.0, smallest_name),
+        smallest_peak);
+  if (!best.skipped.empty())
+    throw TooCostly("modelling the traffic of every candidate for " +
+                    std::to_string(req.speeds.size()) + " ranks would take more than " +
+                    fmt::format("{:.0f}", kModelSeconds) + " s");
+  throw NoCandidateFits(kNoCandidateFits);
+}
+
+}  // namespace
+
+RankPartition choose_rank_partition(const RankPartitionRequest& req) {
+  check_speeds(req.speeds);
+  const int P = int(req.speeds.size());
+  const double slower = std::max(1.0, std::sqrt(double(P) / 1e4));
+  guard_model_cost(req, P, slower);
+  if (!req.aligned && req.grid.size() != P)
+    throw std::invalid_argument("process grid and ranks disagree");
+  std::vector<Candidate> cands =
+      req.aligned ? aligned_candidates(req, P) : block_cyclic_candidates(req, P);
 
   RankPartition best;
   best.predicted_s = std::numeric_limits<double>::infinity();
@@ -348,7 +440,6 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
                               ? Distribution{}
                               : block_cyclic_distribution(req.m, req.n, req.k, req.block, req.grid,
                                                           req.a_transposed, req.b_transposed);
-  const std::int64_t k_tiles = (req.k + req.tile - 1) / req.tile;
   for (auto& c : cands) {
     // Structured candidates that leave a working rank idle (or feed an idle one) are skipped;
     // a fixed algorithm is always taken.
@@ -374,57 +465,30 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
     auto traffic = model_traffic(c.zones, c.order, d);
     const double s = model_time(traffic, req.speeds, req.bandwidth_gbs, req.elem, req.latency_s);
     const auto sum = summarize(traffic, req.m, req.n, req.k);
-    std::vector<double> peaks(static_cast<std::size_t>(P), 0.0);
-    Streaming streaming = req.streaming;
-    double peak = 0;
-    bool fits = false;
-    // The request's way first; then k streamed ever finer until the peak fits.
-    for (;;) {
-      for (int r = 0; r < P; ++r)
-        peaks[std::size_t(r)] = predict_rank_memory(traffic[std::size_t(r)], d, r,
-                                                    c.zones[std::size_t(r)], c.order, streaming)
-                                    .total() *
-                                double(req.elem);
-      peak = *std::max_element(peaks.begin(), peaks.end());
-      fits = req.memory_limit_bytes <= 0 || peak <= req.memory_limit_bytes;
-      if (fits || (streaming.window == 1 && streaming.slabs >= k_tiles)) break;
-      if (streaming.window != 1)
-        streaming.window = 1;
-      else
-        streaming.slabs = int(std::min<std::int64_t>(2 * std::int64_t(streaming.slabs), k_tiles));
-    }
-    best.candidates.push_back({c.name, s, sum.received_max, sum.moved_max, peak, fits, streaming});
-    if (peak < smallest_peak) smallest_peak = peak, smallest_name = c.name;
+    PeakFit f = fit_peak(req, c, d, traffic);
+    best.candidates.push_back(
+        {c.name, s, sum.received_max, sum.moved_max, f.peak, f.fits, f.streaming});
+    if (f.peak < smallest_peak) smallest_peak = f.peak, smallest_name = c.name;
     // A candidate over the memory limit is scored and reported, never chosen.
-    if (!fits) continue;
+    if (!f.fits) continue;
     // The model's time is an estimate, and measured speeds of alike ranks differ by a few
     // percent: within kTimeBand of the best, fewer bytes win (then the earlier candidate).
     const bool better =
         s < best.predicted_s * (1 - kTimeBand) ||
         (s <= best.predicted_s * (1 + kTimeBand) && sum.received_max < best_received);
-    if (better) {
-      best.name = c.name;
-      best.order = c.order;
-      best.zones = std::move(c.zones);
-      best.dist = std::move(d);
-      best.traffic = std::move(traffic);
-      best.predicted_s = s;
-      best_received = sum.received_max;
-      best.peak_bytes = std::move(peaks);
-      best.streaming = streaming;
-    }
+    if (!better) continue;
+    best.name = c.name;
+    best.order = c.order;
+    best.zones = std::move(c.zones);
+    best.dist = std::move(d);
+    best.traffic = std::move(traffic);
+    best.predicted_s = s;
+    best_received = sum.received_max;
+    best.peak_bytes = std::move(f.peaks);
+    best.streaming = f.streaming;
   }
   best.memory_limit_bytes = req.memory_limit_bytes;
-  if (best.name.empty() && !best.candidates.empty() && req.memory_limit_bytes > 0)
-    throw MemoryLimitTooSmall(
-        fmt::format("every candidate's predicted peak exceeds the limit of {:.4g} MiB per rank; "
-                    "the smallest, {:.4g} MiB ({}), would do",
-                    req.memory_limit_bytes / 1048576.0, smallest_peak / 1048576.0, smallest_name),
-        smallest_peak);
-  if (best.name.empty() && !best.skipped.empty())
-    throw TooCostly("modelling the traffic of every candidate for " + std::to_string(P) +
-                    " ranks would take more than " + fmt::format("{:.0f}", kModelSeconds) + " s");
-  if (best.name.empty()) throw std::invalid_argument(kNoCandidateFits);
+  if (best.name.empty()) refuse_none_chosen(req, best, smallest_peak, smallest_name);
   std::stable_sort(best.candidates.begin(), best.candidates.end(),
                    [](const RankCandidate& x, const RankCandidate& y) {
                      return x.predicted_s < y.predicted_s ||

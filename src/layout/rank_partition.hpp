@@ -103,6 +103,12 @@ struct TooCostly : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// Every candidate leaves a rank that has speed without work (or with work and no speed): a caller
+// may retry with a fixed algorithm or smaller tiles. The message starts with kNoCandidateFits.
+struct NoCandidateFits : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
 // Throws std::invalid_argument on speeds that are negative or not finite, when no rank has a
 // positive speed, or when no candidate can be built (more working ranks than tile tasks);
 // MemoryLimitTooSmall when every candidate's predicted peak exceeds the memory limit.

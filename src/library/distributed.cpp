@@ -166,20 +166,20 @@ std::string rank_option_name(const std::string& key) {
   return key;
 }
 
-// Every rank's arguments checked, then agreed on: an error on one rank is the same KeyedError on
-// every rank (the lowest failing rank's), so no rank goes on into traffic the others never join.
-void agree_on(const dist::Communicator& comm, const std::string& key, const std::string& message,
-              bool unsupported) {
-  const int me = comm.rank(), P = comm.size();
-  const int failing = int(comm.allreduce_min(key.empty() ? double(P) : double(me)));
-  if (failing >= P) return;
-  // The kind travels as the key's first character.
-  std::string k = (unsupported ? "U" : "K") + key, msg = message;
-  comm.broadcast(k, failing);
-  comm.broadcast(msg, failing);
-  if (failing != me && P > 1) msg = "rank " + str(failing) + ": " + msg;
-  if (k[0] == 'U') throw Unsupported(k.substr(1), msg);
-  throw KeyedError(k.substr(1), msg);
+// Every rank's arguments checked, then agreed on: an error on one rank is the same error, of the
+// same type, on every rank (the lowest failing rank's), so no rank goes on into traffic the
+// others never join.
+void agree_on(const dist::Communicator& comm, std::exception_ptr local) {
+  try {
+    comm.agree(local);
+  } catch (const dist::CollectiveFailure& e) {
+    const std::string msg = e.origin != comm.rank() && comm.size() > 1
+                                ? "rank " + str(e.origin) + ": " + e.what()
+                                : std::string(e.what());
+    if (e.kind == dist::FailureKind::unsupported) throw Unsupported(e.key, msg);
+    if (e.kind == dist::FailureKind::keyed) throw KeyedError(e.key, msg);
+    throw Error(msg);
+  }
 }
 
 struct Local {
@@ -204,14 +204,8 @@ HostVector<Scalar> packed(Scalar* data, std::int64_t rows, std::int64_t cols, st
   return out;
 }
 
-template <class Scalar>
-void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLayout& layout,
-                      Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                      Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B,
-                      std::int64_t ldb, Scalar beta, Scalar* C, std::int64_t ldc) {
-  std::lock_guard<std::mutex> lock(ContextInternals::mutex(context));
-  CallReport& report = ContextInternals::report(context);
-  report = CallReport{};
+// MPI initialised and the caller's communicator usable: cuboid's duplicate of it.
+const Duplicate& open_communicator(MPI_Comm user_comm) {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -223,126 +217,146 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   int inter = 0;
   MPI_Comm_test_inter(user_comm, &inter);
   if (inter) throw KeyedError("comm", "an intercommunicator: give an intracommunicator");
-  const Duplicate& dup = own_duplicate(user_comm);
-  const dist::Communicator comm(dup.comm);
-  const int P = comm.size(), me = comm.rank();
-  report.ranks = P;
+  return own_duplicate(user_comm);
+}
 
-  const RankOptions& ro = prepared(context).options;
-  // Checks on this rank, in BLAS's order, then agreed on by all.
-  std::string bad_key, message;
-  bool unsupported = false;
+// The same global arguments on every rank, or the ranks would cut different partitions. Lists
+// and names compared through sums weighted by position (equal lists agree exactly).
+template <class Scalar>
+void check_same_everywhere(const dist::Communicator& comm, const RankOptions& ro,
+                           const BlockCyclicLayout& layout, int grid_rows, Op op_a, Op op_b,
+                           std::int64_t m, std::int64_t n, std::int64_t k, Scalar alpha,
+                           Scalar beta) {
+  double speed_sum = 0, speed_moment = 0, name_code = 0;
+  for (std::size_t i = 0; i < ro.speeds.size(); ++i)
+    speed_sum += ro.speeds[i], speed_moment += double(i + 1) * ro.speeds[i];
+  for (std::size_t i = 0; i < ro.algorithm.size(); ++i)
+    name_code += double(i + 1) * double(static_cast<unsigned char>(ro.algorithm[i]));
+  const std::array<double, 15> mine{double(m),
+                                    double(n),
+                                    double(k),
+                                    double(layout.block),
+                                    double(grid_rows),
+                                    double(char(op_a)) * 256 + double(char(op_b)),
+                                    exec::real_part(alpha),
+                                    exec::real_part(beta),
+                                    exec::imag_part(alpha),
+                                    exec::imag_part(beta),
+                                    name_code,
+                                    double(ro.speeds.size()) + speed_sum,
+                                    speed_moment,
+                                    ro.bandwidth_gbs,
+                                    ro.memory_limit_mib};
+  static const char* names[] = {"m",
+                                "n",
+                                "k",
+                                "layout",
+                                "layout",
+                                "op",
+                                "alpha",
+                                "beta",
+                                "alpha",
+                                "beta",
+                                "rank_options.algorithm",
+                                "rank_options.speeds",
+                                "rank_options.speeds",
+                                "rank_options.bandwidth_gbs",
+                                "rank_options.memory_limit_mib"};
+  // One reduction for all: the maximum of each value and of its negation (minus the minimum).
+  // NaN (a NaN alpha or beta everywhere is the caller's to give) compares as one number.
+  std::vector<double> both;
+  for (double v : mine) both.push_back(std::isnan(v) ? 1e308 : v);
+  for (double v : mine) both.push_back(std::isnan(v) ? -1e308 : -v);
+  comm.allreduce_max(both);
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    if (both[i] != -both[i + mine.size()])
+      throw KeyedError(names[i], std::string(names[i]) +
+                                     " differs between the ranks: every rank must pass the same "
+                                     "global arguments");
+}
+
+// This rank's checks, in BLAS's order, after the global ones: its place on the grid and its
+// local extents, which its leading dimensions and pointers must hold.
+template <class Scalar>
+Local check_local(const dist::Communicator& comm, const RankOptions& ro,
+                  const BlockCyclicLayout& layout, Op op_a, Op op_b, std::int64_t m, std::int64_t n,
+                  std::int64_t k, Scalar alpha, Scalar beta, const Scalar* A, std::int64_t lda,
+                  const Scalar* B, std::int64_t ldb, const Scalar* C, std::int64_t ldc) {
+  const int P = comm.size(), me = comm.rank();
+  Local L;
+  if (m < 0) throw KeyedError("m", "m = " + str(m) + " is negative");
+  if (n < 0) throw KeyedError("n", "n = " + str(n) + " is negative");
+  if (k < 0) throw KeyedError("k", "k = " + str(k) + " is negative");
+  if (layout.block <= 0)
+    throw KeyedError("layout", "layout.block = " + str(layout.block) + " must be positive");
+  grid_of(layout, P, L.rows, L.cols);
+  check_same_everywhere(comm, ro, layout, L.rows, op_a, op_b, m, n, k, alpha, beta);
+  if (!ro.speeds.empty() && std::int64_t(ro.speeds.size()) != P)
+    throw KeyedError("rank_options.speeds",
+                     "rank_options.speeds has " + str(std::int64_t(ro.speeds.size())) +
+                         " factors for a communicator of " + str(P) + " ranks");
+  L.prow = me / L.cols, L.pcol = me % L.cols;
+  const std::int64_t nb = layout.block;
+  auto rows_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.prow, 0, L.rows); };
+  auto cols_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.pcol, 0, L.cols); };
+  const std::int64_t a_m = op_a == Op::none ? m : k, a_n = op_a == Op::none ? k : m;
+  const std::int64_t b_m = op_b == Op::none ? k : n, b_n = op_b == Op::none ? n : k;
+  L.a_rows = rows_of(a_m), L.a_cols = cols_of(a_n);
+  L.b_rows = rows_of(b_m), L.b_cols = cols_of(b_n);
+  L.c_rows = rows_of(m), L.c_cols = cols_of(n);
+  auto check_ld = [](const char* key, std::int64_t ld, std::int64_t rows, const char* name) {
+    if (ld < std::max<std::int64_t>(1, rows))
+      throw KeyedError(key, std::string(key) + " = " + str(ld) +
+                                " is below this rank's local rows of " + name + " (" + str(rows) +
+                                ")");
+  };
+  check_ld("lda", lda, L.a_rows, "A");
+  check_ld("ldb", ldb, L.b_rows, "B");
+  check_ld("ldc", ldc, L.c_rows, "C");
+  // BLAS reads A and B only when there is a product to form.
+  const bool reads_ab = alpha != Scalar(0) && k > 0 && m > 0 && n > 0;
+  if (L.c_rows * L.c_cols > 0 && !C) throw KeyedError("C", "C is a null pointer");
+  if (reads_ab && L.a_rows * L.a_cols > 0 && !A) throw KeyedError("A", "A is a null pointer");
+  if (reads_ab && L.b_rows * L.b_cols > 0 && !B) throw KeyedError("B", "B is a null pointer");
+  if (reads_ab) require_supported_call(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
+  return L;
+}
+
+// Every rank's checks, agreed on: an error on one rank is the same error on every rank.
+template <class Scalar>
+Local check_call(const dist::Communicator& comm, const RankOptions& ro,
+                 const BlockCyclicLayout& layout, Op op_a, Op op_b, std::int64_t m, std::int64_t n,
+                 std::int64_t k, Scalar alpha, Scalar beta, const Scalar* A, std::int64_t lda,
+                 const Scalar* B, std::int64_t ldb, const Scalar* C, std::int64_t ldc) {
+  std::exception_ptr failure;
   Local L;
   try {
-    if (m < 0) throw KeyedError("m", "m = " + str(m) + " is negative");
-    if (n < 0) throw KeyedError("n", "n = " + str(n) + " is negative");
-    if (k < 0) throw KeyedError("k", "k = " + str(k) + " is negative");
-    if (layout.block <= 0)
-      throw KeyedError("layout", "layout.block = " + str(layout.block) + " must be positive");
-    grid_of(layout, P, L.rows, L.cols);
-    // The same global arguments on every rank, or the ranks would cut different partitions.
-    // Lists and names compared through sums weighted by position (equal lists agree exactly).
-    double speed_sum = 0, speed_moment = 0, name_code = 0;
-    for (std::size_t i = 0; i < ro.speeds.size(); ++i)
-      speed_sum += ro.speeds[i], speed_moment += double(i + 1) * ro.speeds[i];
-    for (std::size_t i = 0; i < ro.algorithm.size(); ++i)
-      name_code += double(i + 1) * double(static_cast<unsigned char>(ro.algorithm[i]));
-    const std::array<double, 15> mine{double(m),
-                                      double(n),
-                                      double(k),
-                                      double(layout.block),
-                                      double(L.rows),
-                                      double(char(op_a)) * 256 + double(char(op_b)),
-                                      exec::real_part(alpha),
-                                      exec::real_part(beta),
-                                      exec::imag_part(alpha),
-                                      exec::imag_part(beta),
-                                      name_code,
-                                      double(ro.speeds.size()) + speed_sum,
-                                      speed_moment,
-                                      ro.bandwidth_gbs,
-                                      ro.memory_limit_mib};
-    // One reduction for all: the maximum of each value and of its negation (minus the minimum).
-    // NaN (a NaN alpha or beta everywhere is the caller's to give) compares as one number.
-    std::vector<double> both;
-    for (double v : mine) both.push_back(std::isnan(v) ? 1e308 : v);
-    for (double v : mine) both.push_back(std::isnan(v) ? -1e308 : -v);
-    comm.allreduce_max(both);
-    for (std::size_t i = 0; i < mine.size(); ++i)
-      if (both[i] != -both[i + mine.size()]) {
-        static const char* names[] = {"m",
-                                      "n",
-                                      "k",
-                                      "layout",
-                                      "layout",
-                                      "op",
-                                      "alpha",
-                                      "beta",
-                                      "alpha",
-                                      "beta",
-                                      "rank_options.algorithm",
-                                      "rank_options.speeds",
-                                      "rank_options.speeds",
-                                      "rank_options.bandwidth_gbs",
-                                      "rank_options.memory_limit_mib"};
-        throw KeyedError(names[i], std::string(names[i]) +
-                                       " differs between the ranks: every rank must pass the same "
-                                       "global arguments");
-      }
-    if (!ro.speeds.empty() && std::int64_t(ro.speeds.size()) != P)
-      throw KeyedError("rank_options.speeds",
-                       "rank_options.speeds has " + str(std::int64_t(ro.speeds.size())) +
-                           " factors for a communicator of " + str(P) + " ranks");
-    L.prow = me / L.cols, L.pcol = me % L.cols;
-    const std::int64_t nb = layout.block;
-    auto rows_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.prow, 0, L.rows); };
-    auto cols_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.pcol, 0, L.cols); };
-    const std::int64_t a_m = op_a == Op::none ? m : k, a_n = op_a == Op::none ? k : m;
-    const std::int64_t b_m = op_b == Op::none ? k : n, b_n = op_b == Op::none ? n : k;
-    L.a_rows = rows_of(a_m), L.a_cols = cols_of(a_n);
-    L.b_rows = rows_of(b_m), L.b_cols = cols_of(b_n);
-    L.c_rows = rows_of(m), L.c_cols = cols_of(n);
-    if (lda < std::max<std::int64_t>(1, L.a_rows))
-      throw KeyedError("lda", "lda = " + str(lda) + " is below this rank's local rows of A (" +
-                                  str(L.a_rows) + ")");
-    if (ldb < std::max<std::int64_t>(1, L.b_rows))
-      throw KeyedError("ldb", "ldb = " + str(ldb) + " is below this rank's local rows of B (" +
-                                  str(L.b_rows) + ")");
-    if (ldc < std::max<std::int64_t>(1, L.c_rows))
-      throw KeyedError("ldc", "ldc = " + str(ldc) + " is below this rank's local rows of C (" +
-                                  str(L.c_rows) + ")");
-    // BLAS reads A and B only when there is a product to form.
-    const bool reads_ab = alpha != Scalar(0) && k > 0 && m > 0 && n > 0;
-    if (L.c_rows * L.c_cols > 0 && !C) throw KeyedError("C", "C is a null pointer");
-    if (reads_ab && L.a_rows * L.a_cols > 0 && !A) throw KeyedError("A", "A is a null pointer");
-    if (reads_ab && L.b_rows * L.b_cols > 0 && !B) throw KeyedError("B", "B is a null pointer");
-    if (reads_ab) require_supported_call(GemmShape{op_a, op_b, m, n, k}, scalar_type_of<Scalar>());
+    L = check_local(comm, ro, layout, op_a, op_b, m, n, k, alpha, beta, A, lda, B, ldb, C, ldc);
+  } catch (const Unsupported& e) {
+    failure = std::make_exception_ptr(Unsupported(e.key.empty() ? "layout" : e.key, e.what()));
   } catch (const KeyedError& e) {
-    bad_key = e.key.empty() ? "layout" : e.key, message = e.what();
-    unsupported = dynamic_cast<const Unsupported*>(&e) != nullptr;
+    failure = std::make_exception_ptr(KeyedError(e.key.empty() ? "layout" : e.key, e.what()));
   }
-  agree_on(comm, bad_key, message, unsupported);
+  agree_on(comm, failure);
+  return L;
+}
 
-  if (m == 0 || n == 0) return;
-  const auto t0 = std::chrono::steady_clock::now();
-  if (k == 0 || alpha == Scalar(0)) {
-    // Each rank scales its own blocks: beta = 0 writes zeros without reading C.
-    for (std::int64_t j = 0; j < L.c_cols; ++j)
-      for (std::int64_t i = 0; i < L.c_rows; ++i) {
-        Scalar& c = C[i + j * ldc];
-        c = beta == Scalar(0) ? Scalar(0) : beta * c;
-      }
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return;
-  }
+// C <- beta*C on this rank's blocks (k = 0 or alpha = 0): beta = 0 writes zeros without reading C.
+template <class Scalar>
+void scale_local_c(const Local& L, Scalar beta, Scalar* C, std::int64_t ldc) {
+  for (std::int64_t j = 0; j < L.c_cols; ++j)
+    for (std::int64_t i = 0; i < L.c_rows; ++i) {
+      Scalar& c = C[i + j * ldc];
+      c = beta == Scalar(0) ? Scalar(0) : beta * c;
+    }
+}
 
-  const ContextOptions& options = ContextInternals::options(context);
-  dist::RankProcessors<Scalar> procs;
-  procs.engines_before = exec::Engine<Scalar>::created();
-  procs.local = &ContextInternals::local<Scalar>(context, m, n, k, procs.calibration_s);
-  procs.speeds = ContextInternals::speeds<Scalar>(context);
-  report.calibration_s = procs.calibration_s;
-
+// The rank runner's settings for a call.
+template <class Scalar>
+dist::DistSettings call_settings(const ContextOptions& options, const RankOptions& ro,
+                                 const BlockCyclicLayout& layout, const Local& L, int P, Op op_a,
+                                 Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                 Scalar alpha, Scalar beta) {
   dist::DistSettings s;
   s.m = m, s.n = n, s.k = k;
   // A and B travel and are multiplied as stored: the ops only change who owns what.
@@ -382,69 +396,115 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   s.grid = {L.rows, L.cols};
   s.block = layout.block;
   s.repetitions = 1, s.warmup = 0, s.validate = false;
+  return s;
+}
 
-  // The prepared product of this shape, layout and communicator, or a new one (collective:
-  // every rank misses or hits alike, since the key is made of agreed arguments).
+// The prepared product of this shape, layout and communicator, or a new one (collective: every
+// rank misses or hits alike, since the key is made of agreed arguments).
+template <class Scalar>
+dist::DistributedProduct<Scalar>& prepared_product(Context& context, const Duplicate& dup,
+                                                   dist::DistSettings s,
+                                                   const dist::RankProcessors<Scalar>& procs,
+                                                   Scalar beta, int me) {
   auto& cache = prepared(context).of<Scalar>();
   const Key key{std::int64_t(dup.id),
-                m,
-                n,
-                k,
-                layout.block,
-                L.rows,
-                L.cols,
+                s.m,
+                s.n,
+                s.k,
+                s.block,
+                std::int64_t(s.grid[0]),
+                std::int64_t(s.grid[1]),
                 s.tile,
                 beta == Scalar(0),
                 beta == Scalar(1),
-                std::int64_t(char(op_a)),
-                std::int64_t(char(op_b))};
+                std::int64_t(char(s.op_a)),
+                std::int64_t(char(s.op_b))};
   auto it = std::find_if(cache.begin(), cache.end(), [&](const auto& p) { return p.key == key; });
   if (it != cache.end()) {
     cache.splice(cache.begin(), cache, it);
-  } else {
-    if (cache.size() >= kPrepared) cache.pop_back();
-    // Few tiles on a grid of many ranks can leave every candidate of the automatic choice with a
-    // rank that has no work (each working rank must have some): the fixed algorithm then cuts
-    // the tiles by the speeds alone, and smaller tiles give more to share. Every rank sees the
-    // same failure (agreed) and retries alike.
-    for (;;) {
-      try {
-        cache.push_front({key, std::make_unique<dist::DistributedProduct<Scalar>>(
-                                   s, dup.comm, procs, rank_option_name)});
-        break;
-      } catch (const dist::CollectiveFailure& e) {
-        const bool too_few =
-            std::string(e.what()).find(dist::kNoCandidateFits) != std::string::npos;
-        if (too_few && s.automatic) {
-          s.automatic = false;
-          continue;
-        }
-        if (too_few && s.tile > 1) {
-          s.tile = (s.tile + 1) / 2;
-          continue;
-        }
-        throw Error(e.origin == me
-                        ? e.what()
-                        : "rank " + std::to_string(e.origin) + ": " + std::string(e.what()));
+    return *cache.front().product;
+  }
+  if (cache.size() >= kPrepared) cache.pop_back();
+  // Few tiles on a grid of many ranks can leave every candidate of the automatic choice with a
+  // rank that has no work (each working rank must have some): the fixed algorithm then cuts
+  // the tiles by the speeds alone, and smaller tiles give more to share. Every rank sees the
+  // same failure (agreed) and retries alike.
+  for (;;) {
+    try {
+      cache.push_front({key, std::make_unique<dist::DistributedProduct<Scalar>>(s, dup.comm, procs,
+                                                                                rank_option_name)});
+      return *cache.front().product;
+    } catch (const dist::CollectiveFailure& e) {
+      const bool too_few = e.kind == dist::FailureKind::no_candidate;
+      if (too_few && s.automatic) {
+        s.automatic = false;
+        continue;
       }
+      if (too_few && s.tile > 1) {
+        s.tile = (s.tile + 1) / 2;
+        continue;
+      }
+      throw Error(e.origin == me
+                      ? e.what()
+                      : "rank " + std::to_string(e.origin) + ": " + std::string(e.what()));
     }
   }
-  dist::DistributedProduct<Scalar>& product = *cache.front().product;
+}
 
-  // The runner's local arrays have lld = local rows: the caller's when they are, copies else.
+// The product on the caller's arrays. The runner's local arrays have lld = local rows: the
+// caller's when they are, copies else (C copied back).
+template <class Scalar>
+double multiply_on(dist::DistributedProduct<Scalar>& product, const Local& L, Scalar alpha,
+                   const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb,
+                   Scalar beta, Scalar* C, std::int64_t ldc) {
   const bool c_reads = beta != Scalar(0);
   dist::CallerMatrices<Scalar> mats;
   mats.A = packed(const_cast<Scalar*>(A), L.a_rows, L.a_cols, lda, true, "cuboid::A_packed");
   mats.B = packed(const_cast<Scalar*>(B), L.b_rows, L.b_cols, ldb, true, "cuboid::B_packed");
   mats.C = packed(C, L.c_rows, L.c_cols, ldc, c_reads, "cuboid::C_packed");
+  double seconds = 0;
   try {
-    report.seconds = product.multiply(mats, alpha, beta);
+    seconds = product.multiply(mats, alpha, beta);
   } catch (const dist::RankFailure& e) {
     throw Error(e.what());
   }
   if (mats.C.data() != C)
     for (std::int64_t j = 0; j < L.c_cols; ++j)
       std::copy(mats.C.data() + j * L.c_rows, mats.C.data() + (j + 1) * L.c_rows, C + j * ldc);
+  return seconds;
+}
+
+template <class Scalar>
+void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLayout& layout,
+                      Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                      Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B,
+                      std::int64_t ldb, Scalar beta, Scalar* C, std::int64_t ldc) {
+  std::lock_guard<std::mutex> lock(ContextInternals::mutex(context));
+  CallReport& report = ContextInternals::report(context);
+  report = CallReport{};
+  const Duplicate& dup = open_communicator(user_comm);
+  const dist::Communicator comm(dup.comm);
+  report.ranks = comm.size();
+  const RankOptions& ro = prepared(context).options;
+  const Local L =
+      check_call(comm, ro, layout, op_a, op_b, m, n, k, alpha, beta, A, lda, B, ldb, C, ldc);
+  if (m == 0 || n == 0) return;
+  if (k == 0 || alpha == Scalar(0)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    scale_local_c(L, beta, C, ldc);
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return;
+  }
+  dist::RankProcessors<Scalar> procs;
+  procs.engines_before = exec::Engine<Scalar>::created();
+  procs.local = &ContextInternals::local<Scalar>(context, m, n, k, procs.calibration_s);
+  procs.speeds = ContextInternals::speeds<Scalar>(context);
+  report.calibration_s = procs.calibration_s;
+  const dist::DistSettings s = call_settings(ContextInternals::options(context), ro, layout, L,
+                                             comm.size(), op_a, op_b, m, n, k, alpha, beta);
+  dist::DistributedProduct<Scalar>& product =
+      prepared_product(context, dup, s, procs, beta, comm.rank());
+  report.seconds = multiply_on(product, L, alpha, A, lda, B, ldb, beta, C, ldc);
   report.rank_partition = product.partition().name;
   report.received_bytes = product.received_bytes();
   report.speeds = procs.local->speeds();

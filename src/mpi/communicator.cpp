@@ -1,8 +1,12 @@
 #include "mpi/communicator.hpp"
 
+#include <cuboid/error.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+
+#include "layout/rank_partition.hpp"
 
 namespace cuboid::dist {
 namespace {
@@ -136,10 +140,17 @@ void Communicator::broadcast(std::string& s, int root) const {
 }
 
 void Communicator::agree(std::exception_ptr local) const {
-  std::string message;
+  std::string message, key;
+  int kind = int(FailureKind::error);
   if (local) {
     try {
       std::rethrow_exception(local);
+    } catch (const Unsupported& e) {
+      message = e.what(), key = e.key, kind = int(FailureKind::unsupported);
+    } catch (const KeyedError& e) {
+      message = e.what(), key = e.key, kind = int(FailureKind::keyed);
+    } catch (const NoCandidateFits& e) {
+      message = e.what(), kind = int(FailureKind::no_candidate);
     } catch (const std::exception& e) {
       message = e.what();
     } catch (...) {
@@ -149,11 +160,10 @@ void Communicator::agree(std::exception_ptr local) const {
   int mine = local ? rank_ : size_, first = size_;
   check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
   if (first == size_) return;
-  int len = rank_ == first ? int(message.size()) : 0;
-  check(MPI_Bcast(&len, 1, MPI_INT, first, comm_), "MPI_Bcast");
-  message.resize(std::size_t(len));
-  check(MPI_Bcast(message.data(), len, MPI_CHAR, first, comm_), "MPI_Bcast");
-  throw CollectiveFailure(first, message);
+  check(MPI_Bcast(&kind, 1, MPI_INT, first, comm_), "MPI_Bcast");
+  broadcast(message, first);
+  broadcast(key, first);
+  throw CollectiveFailure(first, message, FailureKind(kind), key);
 }
 
 void Communicator::abort(const std::string& message) const {

@@ -30,11 +30,24 @@ class MpiSession {
   bool owner_ = false;
 };
 
+// What a rank failed with, carried to every rank so that each can act on it (rethrow the same
+// type, retry with other settings) without reading the message.
+enum class FailureKind : int {
+  error = 0,         // any other exception
+  keyed = 1,         // cuboid::KeyedError: a setting refused, named by `key`
+  unsupported = 2,   // cuboid::Unsupported: a valid request this version does not compute
+  no_candidate = 3,  // layout's NoCandidateFits: no rank partition gives every rank work
+};
+
 // Thrown on every rank when some rank failed; `what()` is the failing rank's message, so that
-// rank 0 can print it. `origin` is the lowest failing rank.
+// rank 0 can print it. `origin` is the lowest failing rank; `kind` and `key` say what failed.
 struct CollectiveFailure : std::runtime_error {
-  CollectiveFailure(int rank, const std::string& msg) : std::runtime_error(msg), origin(rank) {}
+  CollectiveFailure(int rank, const std::string& msg, FailureKind k = FailureKind::error,
+                    std::string setting = {})
+      : std::runtime_error(msg), origin(rank), kind(k), key(std::move(setting)) {}
   int origin;
+  FailureKind kind;
+  std::string key;
 };
 
 class Communicator {

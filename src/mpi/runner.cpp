@@ -225,6 +225,12 @@ class RankRun {
     return choose_rank_partition(req);
   }
 
+  std::string partition_failure(const std::exception& e) const {
+    return locate_("partition.algorithm") + ": the rank partition of " + std::to_string(s_.m) +
+           "x" + std::to_string(s_.n) + "x" + std::to_string(s_.k) + " (tiles of " +
+           std::to_string(s_.tile) + ") among " + std::to_string(P_) + " ranks: " + e.what();
+  }
+
   // Rank 0 chooses the rank partition and hands it to everyone.
   void choose_partition() {
     clock_.restart();
@@ -240,11 +246,10 @@ class RankRun {
       } catch (const MemoryLimitTooSmall& e) {
         failure = std::make_exception_ptr(std::invalid_argument(
             locate_("mpi.memory_limit_mib") + ": " + std::to_string(P_) + " ranks: " + e.what()));
+      } catch (const NoCandidateFits& e) {
+        failure = std::make_exception_ptr(NoCandidateFits(partition_failure(e)));
       } catch (const std::invalid_argument& e) {
-        failure = std::make_exception_ptr(std::invalid_argument(
-            locate_("partition.algorithm") + ": the rank partition of " + std::to_string(s_.m) +
-            "x" + std::to_string(s_.n) + "x" + std::to_string(s_.k) + " (tiles of " +
-            std::to_string(s_.tile) + ") among " + std::to_string(P_) + " ranks: " + e.what()));
+        failure = std::make_exception_ptr(std::invalid_argument(partition_failure(e)));
       }
     }
     comm_.agree(failure);
@@ -424,9 +429,10 @@ class RankRun {
       const Scalar piece_beta = !piece.first_of_box ? Scalar(1)
                                 : ex_->c_in_place() ? beta
                                                     : Scalar(0);
-      if (!global && single_host()) {
-        // A library call on one host processor: one GEMM on this thread. The engine's hand-off
-        // to its worker costs microseconds, as much as a small product (no figures are kept).
+      if (!global && inline_gemm(piece)) {
+        // A small piece of a library call on one host processor: one GEMM on this thread. The
+        // engine's hand-off to its worker costs microseconds, as much as a small product (no
+        // figures are kept).
         const Kokkos::DefaultHostExecutionSpace space;
         kokkos_ext::gemm(space, kokkos_ext::Ops{char(s_.op_a), char(s_.op_b)}, alpha, Ap, Bp,
                          piece_beta, Cp);
@@ -562,9 +568,18 @@ class RankRun {
       for (const auto& g : gathered) out_.per_rank.push_back(nlohmann::json::parse(g));
   }
 
-  bool single_host() const {
-    return local_.processors().size() == 1 &&
-           local_.processors()[0].kind == platform::ProcessorKind::host;
+  // A GEMM on the calling thread drives no MPI while it runs: a transfer this rank owns waits
+  // for it, and with one thread per rank the ranks fall into lock-step. So only a piece whose
+  // GEMM takes about as long as the engine's hand-off (tens of microseconds) runs inline; larger
+  // ones go to the engine's worker while this thread polls MPI.
+  static constexpr double inline_max_flops = 2.0 * 96 * 96 * 96;
+
+  bool inline_gemm(const Piece& piece) const {
+    const bool single_host = local_.processors().size() == 1 &&
+                             local_.processors()[0].kind == platform::ProcessorKind::host;
+    if (!single_host) return false;
+    const exec::Rect c = c_panel(out_.partition.order, piece.box);
+    return 2.0 * double(c.rows()) * double(c.cols()) * double(depth_of(piece)) <= inline_max_flops;
   }
 
   const DistSettings& s_;

@@ -63,6 +63,111 @@ std::vector<double> host_gemm_rates(const std::vector<platform::ProcessorSpec>& 
   return g;
 }
 
+bool copies(const platform::ProcessorSpec& s) { return s.kind != platform::ProcessorKind::host; }
+// An emulated processor in timing mode: its GEMMs sleep for the given rate.
+bool timing(const platform::ProcessorSpec& s) {
+  return s.kind == platform::ProcessorKind::emulated && s.emulated_gflops > 0;
+}
+// The rate is kept in the plan's unit (2mnk per second) and shown as LAPACK counts it.
+template <class Scalar>
+double shown_factor() {
+  return gemm_flops(scalar_type_of<Scalar>(), 1, 1, 1) / 2;
+}
+
+// The GEMM rate of each processor whose GEMMs run on the host's cores (0 for the others), measured
+// together and scaled by the slowdown the copying processors' packing threads cause.
+template <class Scalar>
+std::vector<double> rates_on_host_cores(const std::vector<platform::ProcessorSpec>& specs,
+                                        const std::vector<double>& speeds,
+                                        platform::SpeedCache* cache, bool remeasure,
+                                        const std::string& precision, std::ostream& progress) {
+  std::vector<std::size_t> on_host;
+  for (std::size_t q = 0; q < specs.size(); ++q)
+    if (specs[q].kind != platform::ProcessorKind::device && !timing(specs[q])) on_host.push_back(q);
+  std::vector<double> gemm(specs.size(), 0.0);
+  if (on_host.empty()) return gemm;
+  bool measured = false;
+  const auto g = host_gemm_rates<Scalar>(specs, on_host, cache, remeasure, precision, measured);
+  // Those GEMMs also share the cores with the copying processors' packing threads, which the
+  // measurement above leaves out. A host processor's speed, timed in place beside the others'
+  // whole pipelines, shows that slowdown: every GEMM on the host's cores is taken to suffer it.
+  double slowdown = 1;
+  for (std::size_t i = 0; i < on_host.size(); ++i)
+    if (specs[on_host[i]].kind == platform::ProcessorKind::host && speeds[on_host[i]] > 0 &&
+        g[i] > 0)
+      slowdown = std::min(slowdown, speeds[on_host[i]] / g[i]);
+  std::string line = "calibrate: GEMM rates on the host's cores, measured together (2048^3):";
+  for (std::size_t i = 0; i < on_host.size(); ++i) {
+    gemm[on_host[i]] = g[i] * slowdown;
+    line += fmt::format(" {} {:.1f}", specs[on_host[i]].name, g[i] * shown_factor<Scalar>());
+  }
+  progress << line << fmt::format(" GFLOP/s ({})", measured ? "measured" : "cache");
+  if (slowdown < 1)
+    progress << fmt::format(
+        ", x {:.3f} beside the copying processors' pipelines (the host's speed timed with them)",
+        slowdown);
+  progress << "\n";
+  return gemm;
+}
+
+// A copying processor's GEMM rate and link: `on_host_rate` where its GEMMs run on the host's
+// cores, the setting in timing mode, else its own memory's rate (cached or measured).
+template <class Scalar>
+exec::ProcessorRate copying_rate(const platform::ProcessorSpec& spec, double on_host_rate,
+                                 platform::SpeedCache* cache, bool remeasure,
+                                 const std::string& precision, std::ostream& progress) {
+  const bool device = spec.kind == platform::ProcessorKind::device;
+  // Large enough for the GEMM to reach its rate and the copies theirs, small enough to fit.
+  std::int64_t s = 8192;
+  while (s > 1024 && 3.0 * double(s) * double(s) * sizeof(Scalar) > 0.25 * spec.memory_bytes)
+    s /= 2;
+  // A host-backed processor's copies are host memcpys, throttled to its link: 64 MiB will do.
+  const std::size_t bytes = std::size_t(device ? 256 : 64) << 20;
+  const std::string at = "resident|s=" + std::to_string(s) + "|upload=" + std::to_string(bytes);
+  const std::string kg = platform::SpeedCache::key(spec, precision, at + "|gemm");
+  const std::string ki = platform::SpeedCache::key(spec, precision, at + "|h2d");
+  const std::string ko = platform::SpeedCache::key(spec, precision, at + "|d2h");
+  std::optional<double> g, i, o;
+  if (cache && !remeasure) i = cache->find(ki), o = cache->find(ko);
+  // The link is always measured: packing into the staging ring is real host work.
+  if (timing(spec))
+    g = spec.emulated_gflops;
+  else if (!device)
+    g = on_host_rate;
+  else if (cache && !remeasure)
+    g = cache->find(kg);
+  const char* source = "cache";
+  if (!g || !i || !o) {
+    auto w = exec::make_worker<Scalar>(spec);
+    if (!g) {
+      g = w->measure_gemm_rate(s, 1.0);
+      if (cache) cache->store(kg, *g);
+    }
+    const auto link = w->measure_link(bytes);
+    i = link.h2d_gbs, o = link.d2h_gbs;
+    source = "measured";
+    if (cache) cache->store(ki, *i), cache->store(ko, *o);
+  }
+  if (!(*g > 0) || !(*i > 0) || !(*o > 0))
+    throw Error(spec.name + ": calibration measured no GEMM rate or link (" +
+                fmt::format("{:g} GFLOP/s, {:g} and {:g} GB/s", *g, *i, *o) + ")");
+  if (timing(spec))
+    progress << fmt::format(
+        "calibrate: {} in timing mode: GEMM {:g} GFLOP/s (given), link {:.1f} GB/s in, {:.1f} "
+        "GB/s out through the staging ring at {:g} GB/s ({})\n",
+        spec.name, spec.emulated_gflops, *i, *o, spec.link_gbs, source);
+  else if (device)
+    progress << fmt::format(
+        "calibrate: {} on its own memory: GEMM {:.0f} GFLOP/s ({}^3), link {:.1f} GB/s in, "
+        "{:.1f} GB/s out ({})\n",
+        spec.name, *g * shown_factor<Scalar>(), s, *i, *o, source);
+  else
+    progress << fmt::format(
+        "calibrate: {} link {:.1f} GB/s in, {:.1f} GB/s out through its staging ring ({})\n",
+        spec.name, *i, *o, source);
+  return exec::ProcessorRate{*g, *i, *o};
+}
+
 }  // namespace
 
 template <class Scalar>
@@ -70,107 +175,22 @@ std::vector<exec::ProcessorRate> model_rates(const std::vector<platform::Process
                                              const std::vector<double>& speeds,
                                              platform::SpeedCache* cache, bool remeasure,
                                              std::ostream& progress, double* reduce_gbs) {
-  using platform::ProcessorKind;
   // Every processor that copies: a device, and the host-backed ones with a memory of their own
   // (staged, emulated). Each runs the same pipeline, so each is priced by its GEMM rate and its
   // link apart: a single effective rate, copies included, misplaces the cut whenever the link
   // rather than the arithmetic bounds a zone.
-  auto copies = [](const platform::ProcessorSpec& s) { return s.kind != ProcessorKind::host; };
   if (!std::any_of(specs.begin(), specs.end(), copies)) return {};
   if (reduce_gbs) *reduce_gbs = reduce_rate<Scalar>(cache, remeasure, progress);
   const std::string precision(to_string(scalar_type_of<Scalar>()));
-  auto timing = [](const platform::ProcessorSpec& s) {
-    return s.kind == ProcessorKind::emulated && s.emulated_gflops > 0;
-  };
-  // The rate is kept in the plan's unit (2mnk per second) and shown as LAPACK counts it.
-  const double shown = gemm_flops(scalar_type_of<Scalar>(), 1, 1, 1) / 2;
-
-  std::vector<std::size_t> on_host;
-  for (std::size_t q = 0; q < specs.size(); ++q)
-    if (specs[q].kind != ProcessorKind::device && !timing(specs[q])) on_host.push_back(q);
-  std::vector<double> gemm(specs.size(), 0.0);
-  if (!on_host.empty()) {
-    bool measured = false;
-    const auto g = host_gemm_rates<Scalar>(specs, on_host, cache, remeasure, precision, measured);
-    // Those GEMMs also share the cores with the copying processors' packing threads, which the
-    // measurement above leaves out. A host processor's speed, timed in place beside the others'
-    // whole pipelines, shows that slowdown: every GEMM on the host's cores is taken to suffer it.
-    double slowdown = 1;
-    for (std::size_t i = 0; i < on_host.size(); ++i)
-      if (specs[on_host[i]].kind == ProcessorKind::host && speeds[on_host[i]] > 0 && g[i] > 0)
-        slowdown = std::min(slowdown, speeds[on_host[i]] / g[i]);
-    std::string line = "calibrate: GEMM rates on the host's cores, measured together (2048^3):";
-    for (std::size_t i = 0; i < on_host.size(); ++i) {
-      gemm[on_host[i]] = g[i] * slowdown;
-      line += fmt::format(" {} {:.1f}", specs[on_host[i]].name, g[i] * shown);
-    }
-    progress << line << fmt::format(" GFLOP/s ({})", measured ? "measured" : "cache");
-    if (slowdown < 1)
-      progress << fmt::format(
-          ", x {:.3f} beside the copying processors' pipelines (the host's speed timed with them)",
-          slowdown);
-    progress << "\n";
-  }
-
+  const std::vector<double> gemm =
+      rates_on_host_cores<Scalar>(specs, speeds, cache, remeasure, precision, progress);
   std::vector<exec::ProcessorRate> rates;
   for (std::size_t q = 0; q < specs.size(); ++q) {
-    const auto& spec = specs[q];
-    if (!copies(spec)) {
-      rates.push_back(exec::ProcessorRate{gemm[q] > 0 ? gemm[q] : speeds[q], 0, 0});
-      continue;
-    }
-    const bool device = spec.kind == ProcessorKind::device;
-    // Large enough for the GEMM to reach its rate and the copies theirs, small enough to fit.
-    std::int64_t s = 8192;
-    while (s > 1024 && 3.0 * double(s) * double(s) * sizeof(Scalar) > 0.25 * spec.memory_bytes)
-      s /= 2;
-    // A host-backed processor's copies are host memcpys, throttled to its link: 64 MiB will do.
-    const std::size_t bytes = std::size_t(device ? 256 : 64) << 20;
-    const std::string at = "resident|s=" + std::to_string(s) + "|upload=" + std::to_string(bytes);
-    const std::string kg = platform::SpeedCache::key(spec, precision, at + "|gemm");
-    const std::string ki = platform::SpeedCache::key(spec, precision, at + "|h2d");
-    const std::string ko = platform::SpeedCache::key(spec, precision, at + "|d2h");
-    std::optional<double> g, i, o;
-    if (cache && !remeasure) i = cache->find(ki), o = cache->find(ko);
-    // A device's GEMM rate on its own memory; in timing mode the setting (the GEMMs sleep for
-    // it); on the host's cores the one measured together above. The link is always measured:
-    // packing into the staging ring is real host work.
-    if (timing(spec))
-      g = spec.emulated_gflops;
-    else if (!device)
-      g = gemm[q];
-    else if (cache && !remeasure)
-      g = cache->find(kg);
-    const char* source = "cache";
-    if (!g || !i || !o) {
-      auto w = exec::make_worker<Scalar>(spec);
-      if (!g) {
-        g = w->measure_gemm_rate(s, 1.0);
-        if (cache) cache->store(kg, *g);
-      }
-      const auto link = w->measure_link(bytes);
-      i = link.h2d_gbs, o = link.d2h_gbs;
-      source = "measured";
-      if (cache) cache->store(ki, *i), cache->store(ko, *o);
-    }
-    if (!(*g > 0) || !(*i > 0) || !(*o > 0))
-      throw Error(spec.name + ": calibration measured no GEMM rate or link (" +
-                  fmt::format("{:g} GFLOP/s, {:g} and {:g} GB/s", *g, *i, *o) + ")");
-    if (timing(spec))
-      progress << fmt::format(
-          "calibrate: {} in timing mode: GEMM {:g} GFLOP/s (given), link {:.1f} GB/s in, {:.1f} "
-          "GB/s out through the staging ring at {:g} GB/s ({})\n",
-          spec.name, spec.emulated_gflops, *i, *o, spec.link_gbs, source);
-    else if (device)
-      progress << fmt::format(
-          "calibrate: {} on its own memory: GEMM {:.0f} GFLOP/s ({}^3), link {:.1f} GB/s in, "
-          "{:.1f} GB/s out ({})\n",
-          spec.name, *g * shown, s, *i, *o, source);
+    if (copies(specs[q]))
+      rates.push_back(
+          copying_rate<Scalar>(specs[q], gemm[q], cache, remeasure, precision, progress));
     else
-      progress << fmt::format(
-          "calibrate: {} link {:.1f} GB/s in, {:.1f} GB/s out through its staging ring ({})\n",
-          spec.name, *i, *o, source);
-    rates.push_back(exec::ProcessorRate{*g, *i, *o});
+      rates.push_back(exec::ProcessorRate{gemm[q] > 0 ? gemm[q] : speeds[q], 0, 0});
   }
   return rates;
 }

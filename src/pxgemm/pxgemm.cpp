@@ -358,211 +358,250 @@ using Fn = void (*)(const char*, const char*, const int*, const int*, const int*
                     const int*, const int*, const Scalar*, Scalar*, const int*, const int*,
                     const int*);
 
+// One call's arguments as PBLAS gives them, and read once: the ops, the internal descriptors and
+// the sub-matrices' 0-based first rows and columns.
 template <class Scalar>
-void pxgemm(const char* transa, const char* transb, const int* M, const int* N, const int* K,
-            const Scalar* alpha, const Scalar* a, const int* IA, const int* JA, const int* desca,
-            const Scalar* b, const int* IB, const int* JB, const int* descb, const Scalar* beta,
-            Scalar* c, const int* IC, const int* JC, const int* descc) {
-  const char ta = upper(transa), tb = upper(transb);
-  const bool nota = ta == 'N', notb = tb == 'N';
-  const Desc Ad = internal(desca), Bd = internal(descb), Cd = internal(descc);
-  const int ai = *IA - 1, aj = *JA - 1, bi = *IB - 1, bj = *JB - 1, ci = *IC - 1, cj = *JC - 1;
-  const int m = *M, n = *N, k = *K;
-  // PBLAS's checks, in its order and with its encoding, before anything else.
-  const int ctxt = Ad[CTXT_];
+struct Call {
+  const char *transa, *transb;
+  const int *M, *N, *K;
+  const Scalar* alpha;
+  const Scalar* a;
+  const int *IA, *JA, *desca;
+  const Scalar* b;
+  const int *IB, *JB, *descb;
+  const Scalar* beta;
+  Scalar* c;
+  const int *IC, *JC, *descc;
+
+  char ta = upper(transa), tb = upper(transb);
+  bool nota = ta == 'N', notb = tb == 'N';
+  Desc Ad = internal(desca), Bd = internal(descb), Cd = internal(descc);
+  int ai = *IA - 1, aj = *JA - 1, bi = *IB - 1, bj = *JB - 1, ci = *IC - 1, cj = *JC - 1;
+  int m = *M, n = *N, k = *K;
+};
+
+// What cuboid cannot go on from: the message, then the job ends (PBLAS's own behaviour for an
+// error it cannot return).
+[[noreturn]] void fail(const char* routine, const std::string& message, int code) {
+  std::fprintf(stderr, "cuboid %s: %s\n", routine, message.c_str());
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return
+}
+
+// PBLAS's checks, in its order and with its encoding: 0 or the INFO PBLAS would report.
+template <class Scalar>
+int pblas_info(const Call<Scalar>& x, const GridInfo& g) {
+  const int ctxt = x.Ad[CTXT_];
+  if (g.rows == -1) return -(10 * kDescMult + CTXT_ + 1);
+  int info = 0;
+  if (!x.nota && x.ta != 'T' && x.ta != 'C')
+    info = -1;
+  else if (!x.notb && x.tb != 'T' && x.tb != 'C')
+    info = -2;
+  if (x.nota)
+    check_matrix(ctxt, g, x.m, 3, x.k, 5, x.ai, x.aj, x.Ad, 10, info);
+  else
+    check_matrix(ctxt, g, x.k, 5, x.m, 3, x.ai, x.aj, x.Ad, 10, info);
+  if (x.notb)
+    check_matrix(ctxt, g, x.k, 5, x.n, 4, x.bi, x.bj, x.Bd, 14, info);
+  else
+    check_matrix(ctxt, g, x.n, 4, x.k, 5, x.bi, x.bj, x.Bd, 14, info);
+  check_matrix(ctxt, g, x.m, 3, x.n, 4, x.ci, x.cj, x.Cd, 19, info);
+  return info;
+}
+
+// A call cuboid cannot serve (`why`), handed to the application's ScaLAPACK where asked, and
+// said so in the report.
+template <class Scalar>
+void hand_on(const Runtime& rt, const Call<Scalar>& x, const std::string& why) {
+  static const Fn<Scalar> scalapack =
+      reinterpret_cast<Fn<Scalar>>(dlsym(RTLD_NEXT, Traits<Scalar>::lower));
+  if (!rt.fallback || !scalapack)
+    fail(Traits<Scalar>::lower,
+         why + "; set CUBOID_PXGEMM_FALLBACK=scalapack to hand such calls to ScaLAPACK" +
+             (scalapack ? "" : " (none was found after cuboid)"),
+         1);
+  scalapack(x.transa, x.transb, x.M, x.N, x.K, x.alpha, x.a, x.IA, x.JA, x.desca, x.b, x.IB, x.JB,
+            x.descb, x.beta, x.c, x.IC, x.JC, x.descc);
+  if (rt.report_path.empty()) return;
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  append_line(
+      rt.report_path + "." + std::to_string(me),
+      {{"routine", Traits<Scalar>::lower}, {"m", x.m}, {"n", x.n}, {"k", x.k}, {"fallback", why}});
+}
+
+// Operands already in the layout the distributed entry computes in: square blocks of one size,
+// first block on process (0, 0), sub-matrices from (1, 1). A transposed operand is read as
+// stored, as the entry lays it out.
+template <class Scalar>
+bool in_entry_layout(const Call<Scalar>& x) {
+  const Desc &A = x.Ad, &B = x.Bd, &C = x.Cd;
+  const int nb = C[MB_];
+  const bool origin = x.ai == 0 && x.aj == 0 && x.bi == 0 && x.bj == 0 && x.ci == 0 && x.cj == 0;
+  const bool square = C[NB_] == nb && A[MB_] == nb && A[NB_] == nb && B[MB_] == nb &&
+                      B[NB_] == nb && A[IMB_] == nb && A[INB_] == nb && B[IMB_] == nb &&
+                      B[INB_] == nb && C[IMB_] == nb && C[INB_] == nb;
+  const bool at_zero = A[RSRC_] == 0 && A[CSRC_] == 0 && B[RSRC_] == 0 && B[CSRC_] == 0 &&
+                       C[RSRC_] == 0 && C[CSRC_] == 0;
+  return origin && square && at_zero;
+}
+
+// sub(C) <- beta sub(C) where it lies; beta = 0 writes zeros without reading C.
+template <class Scalar>
+void scale_sub_c(const Call<Scalar>& x, const Grid& grid, const GridInfo& g) {
+  const Scalar be = *x.beta;
+  Scalar* c = x.c;
+  const Side<Scalar> cs{row_axis(x.Cd, x.ci, g), col_axis(x.Cd, x.cj, g), c, x.Cd[LLD_]};
+  for_each_owned(
+      grid, x.m, x.n, cs, [&](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1) {
+        for (std::int64_t y = y0; y < y1; ++y)
+          for (std::int64_t i = x0; i < x1; ++i) {
+            Scalar& v = c[cs.rows.local(x0) + (i - x0) + (cs.cols.local(y0) + (y - y0)) * cs.ld];
+            v = be == Scalar(0) ? Scalar(0) : be * v;
+          }
+      });
+}
+
+// The operands moved into the entry's layout (op applied), the product there, C moved back.
+// Returns the bytes this rank moved; `received` and `partition` are the entry's.
+template <class Scalar>
+double redistributed(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const Grid& grid,
+                     const GridInfo& g, const BlockCyclicLayout& layout, double& received,
+                     std::string& partition) {
+  const int m = x.m, n = x.n, k = x.k;
+  const Scalar al = *x.alpha, be = *x.beta;
+  const std::int64_t t = layout.block;
+  const std::int64_t am = local_extent(m, t, g.myrow, g.rows),
+                     ak = local_extent(k, t, g.mycol, g.cols);
+  const std::int64_t bk = local_extent(k, t, g.myrow, g.rows),
+                     bn = local_extent(n, t, g.mycol, g.cols);
+  const std::int64_t cm = am, cn = bn;
+  std::vector<Scalar> At(std::size_t(std::max<std::int64_t>(1, am * ak))),
+      Bt(std::size_t(std::max<std::int64_t>(1, bk * bn))),
+      Ct(std::size_t(std::max<std::int64_t>(1, cm * cn)), Scalar(0));
+  const Axis tr{0, t, 0, g.rows}, tc{0, t, 0, g.cols};
+  auto map_of = [](char op) {
+    return op == 'N' ? Map::same : op == 'T' ? Map::transpose : Map::conjugate_transpose;
+  };
+  double moved = 0;
+  // A stored (nota ? m x k : k x m) at (ai, aj); its target is op(A), m x k.
+  moved += redistribute<Scalar>(
+      grid, x.nota ? m : k, x.nota ? k : m,
+      Side<const Scalar>{row_axis(x.Ad, x.ai, g), col_axis(x.Ad, x.aj, g), x.a, x.Ad[LLD_]},
+      Side<Scalar>{tr, tc, At.data(), std::max<std::int64_t>(1, am)}, map_of(x.ta));
+  moved += redistribute<Scalar>(
+      grid, x.notb ? k : n, x.notb ? n : k,
+      Side<const Scalar>{row_axis(x.Bd, x.bi, g), col_axis(x.Bd, x.bj, g), x.b, x.Bd[LLD_]},
+      Side<Scalar>{tr, tc, Bt.data(), std::max<std::int64_t>(1, bk)}, map_of(x.tb));
+  const Side<Scalar> c_side{row_axis(x.Cd, x.ci, g), col_axis(x.Cd, x.cj, g), x.c, x.Cd[LLD_]};
+  // beta = 0 never reads C: the target starts as zeros.
+  if (be != Scalar(0))
+    moved += redistribute<Scalar>(
+        grid, m, n, Side<const Scalar>{c_side.rows, c_side.cols, x.c, c_side.ld},
+        Side<Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)}, Map::same);
+  std::vector<Scalar> C0;
+  if (rt.check) C0 = Ct;
+  multiply<Scalar>(*rt.context, comm, layout, Op::none, Op::none, m, n, k, al, At.data(),
+                   std::max<std::int64_t>(1, am), Bt.data(), std::max<std::int64_t>(1, bk), be,
+                   Ct.data(), std::max<std::int64_t>(1, cm), received, partition);
+  std::string why;
+  if (rt.check && !check_product<Scalar>(comm, grid, m, n, k, t, al, At, Bt, be, C0, Ct, why))
+    fail(Traits<Scalar>::lower, "CUBOID_PXGEMM_CHECK: the product failed its check: " + why, 3);
+  moved += redistribute<Scalar>(
+      grid, m, n, Side<const Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)}, c_side,
+      Map::same);
+  return moved;
+}
+
+// The call's line in CUBOID_PXGEMM_REPORT, written by rank 0 of the grid with the largest
+// figures of all ranks.
+template <class Scalar>
+void report_call(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g,
+                 const std::string& path, const std::string& partition, double received,
+                 double moved, double seconds) {
+  double mine[3] = {received, moved, seconds}, most[3] = {0, 0, 0};
+  MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  if (me != 0) return;
+  append_line(rt.report_path, {{"routine", Traits<Scalar>::lower},
+                               {"m", x.m},
+                               {"n", x.n},
+                               {"k", x.k},
+                               {"trans_a", std::string(1, x.ta)},
+                               {"trans_b", std::string(1, x.tb)},
+                               {"ia", {*x.IA, *x.JA}},
+                               {"ib", {*x.IB, *x.JB}},
+                               {"ic", {*x.IC, *x.JC}},
+                               {"desc_a", json_desc(x.desca)},
+                               {"desc_b", json_desc(x.descb)},
+                               {"desc_c", json_desc(x.descc)},
+                               {"grid", {g.rows, g.cols}},
+                               {"processors", rt.context->processor_names()},
+                               {"path", path},
+                               {"rank_partition", partition},
+                               {"received_bytes_max", most[0]},
+                               {"redistributed_bytes_max", most[1]},
+                               {"seconds", most[2]},
+                               {"checked", rt.check},
+                               {"fallback", nullptr}});
+}
+
+template <class Scalar>
+void pxgemm(const Call<Scalar>& x) {
+  const int ctxt = x.Ad[CTXT_];
   const GridInfo g = grid_info(ctxt);
-  int info = g.rows == -1 ? -(10 * kDescMult + CTXT_ + 1) : 0;
-  if (!info) {
-    if (!nota && ta != 'T' && ta != 'C')
-      info = -1;
-    else if (!notb && tb != 'T' && tb != 'C')
-      info = -2;
-    if (nota)
-      check_matrix(ctxt, g, m, 3, k, 5, ai, aj, Ad, 10, info);
-    else
-      check_matrix(ctxt, g, k, 5, m, 3, ai, aj, Ad, 10, info);
-    if (notb)
-      check_matrix(ctxt, g, k, 5, n, 4, bi, bj, Bd, 14, info);
-    else
-      check_matrix(ctxt, g, n, 4, k, 5, bi, bj, Bd, 14, info);
-    check_matrix(ctxt, g, m, 3, n, 4, ci, cj, Cd, 19, info);
-  }
-  if (info) {
+  if (const int info = pblas_info(x, g)) {
     pblas_abort(ctxt, Traits<Scalar>::routine, info);
     return;
   }
-  if (m == 0 || n == 0 || ((*alpha == Scalar(0) || k == 0) && *beta == Scalar(1))) return;
-
+  const Scalar al = *x.alpha, be = *x.beta;
+  if (x.m == 0 || x.n == 0 || ((al == Scalar(0) || x.k == 0) && be == Scalar(1))) return;
   Runtime* rt = nullptr;
-  std::string failure;
   try {
     rt = &runtime();
   } catch (const std::exception& e) {
-    failure = e.what();
-  }
-  if (!rt) {
-    std::fprintf(stderr, "cuboid %s: %s\n", Traits<Scalar>::lower, failure.c_str());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    return;
+    fail(Traits<Scalar>::lower, e.what(), 1);
   }
   const auto t0 = std::chrono::steady_clock::now();
   // What cuboid cannot serve (no communicator for the grid) is handed on only if asked.
-  std::string unsupported;
   MPI_Comm comm = MPI_COMM_NULL;
-  std::string path;
-  double moved = 0, received = 0;
-  std::string partition;
   try {
-    if (unsupported.empty()) comm = grid_communicator(ctxt, g);
+    comm = grid_communicator(ctxt, g);
   } catch (const std::exception& e) {
-    unsupported = e.what();
-  }
-  if (!unsupported.empty()) {
-    static const Fn<Scalar> scalapack =
-        reinterpret_cast<Fn<Scalar>>(dlsym(RTLD_NEXT, Traits<Scalar>::lower));
-    if (!rt->fallback || !scalapack) {
-      std::fprintf(stderr,
-                   "cuboid %s: %s; set CUBOID_PXGEMM_FALLBACK=scalapack to hand such calls to "
-                   "ScaLAPACK%s\n",
-                   Traits<Scalar>::lower, unsupported.c_str(),
-                   scalapack ? "" : " (none was found after cuboid)");
-      MPI_Abort(MPI_COMM_WORLD, 1);
-      return;
-    }
-    scalapack(transa, transb, M, N, K, alpha, a, IA, JA, desca, b, IB, JB, descb, beta, c, IC, JC,
-              descc);
-    if (!rt->report_path.empty()) {
-      int me = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &me);
-      append_line(rt->report_path + "." + std::to_string(me), {{"routine", Traits<Scalar>::lower},
-                                                               {"m", m},
-                                                               {"n", n},
-                                                               {"k", k},
-                                                               {"fallback", unsupported}});
-    }
+    hand_on(*rt, x, e.what());
     return;
   }
-
-  Grid grid{g.rows, g.cols, g.myrow * g.cols + g.mycol, comm};
-  const int prow = g.myrow, pcol = g.mycol;
-  const Scalar al = *alpha, be = *beta;
+  const Grid grid{g.rows, g.cols, g.myrow * g.cols + g.mycol, comm};
+  std::string path, partition;
+  double moved = 0, received = 0;
   try {
     if (rt->rank_speeds && rt->rank_speeds != std::size_t(g.rows) * std::size_t(g.cols))
       throw KeyedError("mpi.rank_speeds", rt->rank_speeds_at + " has " +
                                               std::to_string(rt->rank_speeds) +
                                               " factors (CUBOID_DECK) for a call on a grid of " +
                                               std::to_string(g.rows * g.cols) + " processes");
-    // Operands already in the layout the distributed entry computes in: square blocks of one
-    // size, first block on process (0, 0), sub-matrices from (1, 1). A transposed operand is
-    // read as stored, as the entry lays it out.
-    const int nb = Cd[MB_];
-    const bool in_place = !rt->check && ai == 0 && aj == 0 && bi == 0 && bj == 0 && ci == 0 &&
-                          cj == 0 && Cd[NB_] == nb && Ad[MB_] == nb && Ad[NB_] == nb &&
-                          Bd[MB_] == nb && Bd[NB_] == nb && Ad[RSRC_] == 0 && Ad[CSRC_] == 0 &&
-                          Bd[RSRC_] == 0 && Bd[CSRC_] == 0 && Cd[RSRC_] == 0 && Cd[CSRC_] == 0 &&
-                          Ad[IMB_] == nb && Ad[INB_] == nb && Bd[IMB_] == nb && Bd[INB_] == nb &&
-                          Cd[IMB_] == nb && Cd[INB_] == nb;
-    const BlockCyclicLayout layout{g.rows, g.cols, in_place ? nb : std::max(Cd[MB_], Cd[NB_])};
-    if (*alpha == Scalar(0) || k == 0) {
-      // sub(C) <- beta sub(C) where it lies; beta = 0 writes zeros without reading C.
+    const bool in_place = !rt->check && in_entry_layout(x);
+    const BlockCyclicLayout layout{g.rows, g.cols,
+                                   in_place ? x.Cd[MB_] : std::max(x.Cd[MB_], x.Cd[NB_])};
+    if (al == Scalar(0) || x.k == 0) {
       path = "scaled";
-      const Side<Scalar> cs{row_axis(Cd, ci, g), col_axis(Cd, cj, g), c, Cd[LLD_]};
-      for_each_owned(
-          grid, m, n, cs, [&](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1) {
-            for (std::int64_t y = y0; y < y1; ++y)
-              for (std::int64_t x = x0; x < x1; ++x) {
-                Scalar& v =
-                    c[cs.rows.local(x0) + (x - x0) + (cs.cols.local(y0) + (y - y0)) * cs.ld];
-                v = be == Scalar(0) ? Scalar(0) : be * v;
-              }
-          });
+      scale_sub_c(x, grid, g);
     } else if (in_place) {
       path = "in place";
-      multiply<Scalar>(*rt->context, comm, layout, Op(ta), Op(tb), m, n, k, al, a, Ad[LLD_], b,
-                       Bd[LLD_], be, c, Cd[LLD_], received, partition);
+      multiply<Scalar>(*rt->context, comm, layout, Op(x.ta), Op(x.tb), x.m, x.n, x.k, al, x.a,
+                       x.Ad[LLD_], x.b, x.Bd[LLD_], be, x.c, x.Cd[LLD_], received, partition);
     } else {
       path = "redistributed";
-      const std::int64_t t = layout.block;
-      const std::int64_t am = local_extent(m, t, prow, g.rows),
-                         ak = local_extent(k, t, pcol, g.cols);
-      const std::int64_t bk = local_extent(k, t, prow, g.rows),
-                         bn = local_extent(n, t, pcol, g.cols);
-      const std::int64_t cm = am, cn = bn;
-      std::vector<Scalar> At(std::size_t(std::max<std::int64_t>(1, am * ak))),
-          Bt(std::size_t(std::max<std::int64_t>(1, bk * bn))),
-          Ct(std::size_t(std::max<std::int64_t>(1, cm * cn)), Scalar(0));
-      const Axis tr{0, t, 0, g.rows}, tc{0, t, 0, g.cols};
-      auto map_of = [](char op) {
-        return op == 'N' ? Map::same : op == 'T' ? Map::transpose : Map::conjugate_transpose;
-      };
-      // A stored (nota ? m x k : k x m) at (ai, aj); its target is op(A), m x k.
-      moved += redistribute<Scalar>(
-          grid, nota ? m : k, nota ? k : m,
-          Side<const Scalar>{row_axis(Ad, ai, g), col_axis(Ad, aj, g), a, Ad[LLD_]},
-          Side<Scalar>{tr, tc, At.data(), std::max<std::int64_t>(1, am)}, map_of(ta));
-      moved += redistribute<Scalar>(
-          grid, notb ? k : n, notb ? n : k,
-          Side<const Scalar>{row_axis(Bd, bi, g), col_axis(Bd, bj, g), b, Bd[LLD_]},
-          Side<Scalar>{tr, tc, Bt.data(), std::max<std::int64_t>(1, bk)}, map_of(tb));
-      const Side<const Scalar> c_from{row_axis(Cd, ci, g), col_axis(Cd, cj, g), c, Cd[LLD_]};
-      // beta = 0 never reads C: the target starts as zeros.
-      if (be != Scalar(0))
-        moved += redistribute<Scalar>(
-            grid, m, n, c_from, Side<Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)},
-            Map::same);
-      std::vector<Scalar> C0;
-      if (rt->check) C0 = Ct;
-      multiply<Scalar>(*rt->context, comm, layout, Op::none, Op::none, m, n, k, al, At.data(),
-                       std::max<std::int64_t>(1, am), Bt.data(), std::max<std::int64_t>(1, bk), be,
-                       Ct.data(), std::max<std::int64_t>(1, cm), received, partition);
-      if (rt->check) {
-        std::string why;
-        if (!check_product<Scalar>(comm, grid, m, n, k, t, al, At, Bt, be, C0, Ct, why)) {
-          std::fprintf(stderr, "cuboid %s: CUBOID_PXGEMM_CHECK: the product failed its check: %s\n",
-                       Traits<Scalar>::lower, why.c_str());
-          MPI_Abort(MPI_COMM_WORLD, 3);
-        }
-      }
-      moved += redistribute<Scalar>(
-          grid, m, n, Side<const Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)},
-          Side<Scalar>{row_axis(Cd, ci, g), col_axis(Cd, cj, g), c, Cd[LLD_]}, Map::same);
+      moved = redistributed(*rt, x, comm, grid, g, layout, received, partition);
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "cuboid %s: %s\n", Traits<Scalar>::lower, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    return;
+    fail(Traits<Scalar>::lower, e.what(), 1);
   }
-  if (!rt->report_path.empty()) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    double mine[3] = {received, moved, seconds}, most[3] = {0, 0, 0};
-    MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    // Rank 0 of the grid writes the call's line.
-    if (me == 0)
-      append_line(rt->report_path, {{"routine", Traits<Scalar>::lower},
-                                    {"m", m},
-                                    {"n", n},
-                                    {"k", k},
-                                    {"trans_a", std::string(1, ta)},
-                                    {"trans_b", std::string(1, tb)},
-                                    {"ia", {*IA, *JA}},
-                                    {"ib", {*IB, *JB}},
-                                    {"ic", {*IC, *JC}},
-                                    {"desc_a", json_desc(desca)},
-                                    {"desc_b", json_desc(descb)},
-                                    {"desc_c", json_desc(descc)},
-                                    {"grid", {g.rows, g.cols}},
-                                    {"processors", rt->context->processor_names()},
-                                    {"path", path},
-                                    {"rank_partition", partition},
-                                    {"received_bytes_max", most[0]},
-                                    {"redistributed_bytes_max", most[1]},
-                                    {"seconds", most[2]},
-                                    {"checked", rt->check},
-                                    {"fallback", nullptr}});
-  }
+  if (!rt->report_path.empty())
+    report_call(*rt, x, comm, g, path, partition, received, moved,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 }  // namespace
@@ -576,7 +615,7 @@ extern "C" {
       const int *ib, const int *jb, const int *descb, const T *beta, T *c, const int *ic,     \
       const int *jc, const int *descc
 #define CUBOID_PXGEMM_CALL \
-  transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc, descc
+  { transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc, descc }
 
 void pdgemm_(CUBOID_PXGEMM_ARGS(double)) { cuboid::pxgemm::pxgemm<double>(CUBOID_PXGEMM_CALL); }
 void psgemm_(CUBOID_PXGEMM_ARGS(float)) { cuboid::pxgemm::pxgemm<float>(CUBOID_PXGEMM_CALL); }
