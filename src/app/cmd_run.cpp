@@ -404,7 +404,7 @@ void add_run_command(CLI::App& app) {
       throw CLI::ValidationError(
           "--inject-fault", "tests the validation of a product, which a --dry-run does not make");
 #if CUBOID_ENABLE_MPI
-    // Started by mpirun: the distributed pipeline (src/dist), which loads the deck itself so
+    // Started by mpirun: the distributed pipeline (src/mpi), which loads the deck itself so
     // that only rank 0 reports a bad one.
     if (dist::launched_by_mpi()) {
       if (const int rc = run_distributed_command(opt->deck, opt->overrides,

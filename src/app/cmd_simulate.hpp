@@ -1,6 +1,6 @@
 #pragma once
 // `cuboid simulate DECK --ranks P`: the MPI layer's partition and communication model, with no
-// GEMM and no MPI (src/dist/model.hpp).
+// GEMM and no MPI (src/layout/model.hpp).
 namespace CLI {
 class App;
 }

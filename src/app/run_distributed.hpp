@@ -1,6 +1,6 @@
 #pragma once
 // `cuboid run` when started by mpirun: MPI, Kokkos, this rank's processors and speeds, then the
-// distributed pipeline of src/dist/runner.hpp. Returns the process exit status; only rank 0
+// distributed pipeline of src/mpi/runner.hpp. Returns the process exit status; only rank 0
 // prints errors.
 #include <string>
 #include <vector>

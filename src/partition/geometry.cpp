@@ -124,76 +124,73 @@ Footprint footprint_of(const Z& zone) {
   return {union_length(std::move(is)), union_length(std::move(js)), union_area(rects)};
 }
 
-}  // namespace
+// Inclusion-exclusion over the subsets of at most 4 rectangles (at most 15 intersections).
+double union_area_few(const std::vector<RealRect>& rects) {
+  // Inclusion-exclusion over the subsets (at most 15 intersections).
+  const std::size_t n = rects.size();
+  double area = 0.0;
+  for (unsigned mask = 1; mask < (1u << n); ++mask) {
+    double x0 = -1e308, x1 = 1e308, y0 = -1e308, y1 = 1e308;
+    int bits = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (mask >> i & 1u) {
+        x0 = std::max(x0, rects[i].i0);
+        x1 = std::min(x1, rects[i].i1);
+        y0 = std::max(y0, rects[i].j0);
+        y1 = std::min(y1, rects[i].j1);
+        ++bits;
+      }
+    if (x0 < x1 && y0 < y1) area += (bits % 2 ? 1.0 : -1.0) * (x1 - x0) * (y1 - y0);
+  }
+  return area;
+}
 
-double union_area(const std::vector<RealRect>& rects) {
-  if (rects.empty()) return 0.0;
-  if (rects.size() == 1) {
-    const RealRect& r = rects[0];
-    return std::max(0.0, r.i1 - r.i0) * std::max(0.0, r.j1 - r.j0);
+// At most 16 rectangles (the common case): the cells of the compressed grid marked, no allocation.
+double union_area_grid(const std::vector<RealRect>& rects) {
+  std::array<double, 32> xs{}, ys{};
+  std::size_t nx = 0, ny = 0;
+  auto insert = [](std::array<double, 32>& v, std::size_t& n, double x) {
+    std::size_t i = 0;
+    while (i < n && v[i] < x) ++i;
+    if (i < n && v[i] == x) return;
+    for (std::size_t k = n; k > i; --k) v[k] = v[k - 1];
+    v[i] = x;
+    ++n;
+  };
+  for (const RealRect& r : rects) {
+    if (!(r.i0 < r.i1 && r.j0 < r.j1)) continue;
+    insert(xs, nx, r.i0);
+    insert(xs, nx, r.i1);
+    insert(ys, ny, r.j0);
+    insert(ys, ny, r.j1);
   }
-  if (rects.size() <= 4) {
-    // Inclusion-exclusion over the subsets (at most 15 intersections).
-    const std::size_t n = rects.size();
-    double area = 0.0;
-    for (unsigned mask = 1; mask < (1u << n); ++mask) {
-      double x0 = -1e308, x1 = 1e308, y0 = -1e308, y1 = 1e308;
-      int bits = 0;
-      for (std::size_t i = 0; i < n; ++i)
-        if (mask >> i & 1u) {
-          x0 = std::max(x0, rects[i].i0);
-          x1 = std::min(x1, rects[i].i1);
-          y0 = std::max(y0, rects[i].j0);
-          y1 = std::min(y1, rects[i].j1);
-          ++bits;
-        }
-      if (x0 < x1 && y0 < y1) area += (bits % 2 ? 1.0 : -1.0) * (x1 - x0) * (y1 - y0);
-    }
-    return area;
+  if (nx == 0) return 0.0;
+  auto index = [](const std::array<double, 32>& v, std::size_t n, double x) {
+    std::size_t i = 0;
+    while (i < n && v[i] < x) ++i;
+    return i;
+  };
+  std::array<std::uint32_t, 32> covered{};  // bit j of covered[i]: cell (i, j) is covered
+  for (const RealRect& r : rects) {
+    if (!(r.i0 < r.i1 && r.j0 < r.j1)) continue;
+    const std::size_t i0 = index(xs, nx, r.i0), i1 = index(xs, nx, r.i1);
+    const std::size_t j0 = index(ys, ny, r.j0), j1 = index(ys, ny, r.j1);
+    const std::uint32_t mask =
+        std::uint32_t(((std::uint64_t(1) << j1) - 1) & ~((std::uint64_t(1) << j0) - 1));
+    for (std::size_t i = i0; i < i1; ++i) covered[i] |= mask;
   }
-  if (rects.size() <= 16) {
-    // Few rectangles (the common case): mark the cells of the compressed grid, no allocation.
-    std::array<double, 32> xs{}, ys{};
-    std::size_t nx = 0, ny = 0;
-    auto insert = [](std::array<double, 32>& v, std::size_t& n, double x) {
-      std::size_t i = 0;
-      while (i < n && v[i] < x) ++i;
-      if (i < n && v[i] == x) return;
-      for (std::size_t k = n; k > i; --k) v[k] = v[k - 1];
-      v[i] = x;
-      ++n;
-    };
-    for (const RealRect& r : rects) {
-      if (!(r.i0 < r.i1 && r.j0 < r.j1)) continue;
-      insert(xs, nx, r.i0);
-      insert(xs, nx, r.i1);
-      insert(ys, ny, r.j0);
-      insert(ys, ny, r.j1);
-    }
-    if (nx == 0) return 0.0;
-    auto index = [](const std::array<double, 32>& v, std::size_t n, double x) {
-      std::size_t i = 0;
-      while (i < n && v[i] < x) ++i;
-      return i;
-    };
-    std::array<std::uint32_t, 32> covered{};  // bit j of covered[i]: cell (i, j) is covered
-    for (const RealRect& r : rects) {
-      if (!(r.i0 < r.i1 && r.j0 < r.j1)) continue;
-      const std::size_t i0 = index(xs, nx, r.i0), i1 = index(xs, nx, r.i1);
-      const std::size_t j0 = index(ys, ny, r.j0), j1 = index(ys, ny, r.j1);
-      const std::uint32_t mask =
-          std::uint32_t(((std::uint64_t(1) << j1) - 1) & ~((std::uint64_t(1) << j0) - 1));
-      for (std::size_t i = i0; i < i1; ++i) covered[i] |= mask;
-    }
-    double area = 0.0;
-    for (std::size_t i = 0; i + 1 < nx; ++i) {
-      double len = 0.0;
-      for (std::size_t j = 0; j + 1 < ny; ++j)
-        if (covered[i] >> j & 1u) len += ys[j + 1] - ys[j];
-      area += len * (xs[i + 1] - xs[i]);
-    }
-    return area;
+  double area = 0.0;
+  for (std::size_t i = 0; i + 1 < nx; ++i) {
+    double len = 0.0;
+    for (std::size_t j = 0; j + 1 < ny; ++j)
+      if (covered[i] >> j & 1u) len += ys[j + 1] - ys[j];
+    area += len * (xs[i + 1] - xs[i]);
   }
+  return area;
+}
+
+// Any number: a sweep along i over a segment tree of the distinct j bounds.
+double union_area_sweep(const std::vector<RealRect>& rects) {
   std::vector<double> ys;
   ys.reserve(2 * rects.size());
   for (const RealRect& r : rects) {
@@ -233,6 +230,19 @@ double union_area(const std::vector<RealRect>& rects) {
     tree.add(e.lo, e.hi, e.delta);
   }
   return area;
+}
+
+}  // namespace
+
+double union_area(const std::vector<RealRect>& rects) {
+  if (rects.empty()) return 0.0;
+  if (rects.size() == 1) {
+    const RealRect& r = rects[0];
+    return std::max(0.0, r.i1 - r.i0) * std::max(0.0, r.j1 - r.j0);
+  }
+  if (rects.size() <= 4) return union_area_few(rects);
+  if (rects.size() <= 16) return union_area_grid(rects);
+  return union_area_sweep(rects);
 }
 
 double union_length(std::vector<std::array<double, 2>> intervals) {
