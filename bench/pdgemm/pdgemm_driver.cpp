@@ -97,7 +97,7 @@ extern "C" int pilaenv_(int* ictxt, char* prec) {
 
 namespace {
 
-namespace dist = cuboid::dist;
+namespace layout = cuboid::layout;
 namespace exec = cuboid::exec;
 
 constexpr int kBadInput = 1, kValidationFailed = 3;
@@ -125,8 +125,8 @@ struct BadInput : std::runtime_error {
 };
 
 // Every rank reaches the same verdict on the same arguments, so each can stop on its own.
-dist::ProcessGrid grid_for(const Options& o, int P) {
-  if (o.grid.empty()) return dist::near_square_grid(P);
+layout::ProcessGrid grid_for(const Options& o, int P) {
+  if (o.grid.empty()) return layout::near_square_grid(P);
   int r = 0, c = 0;
   char x = 0, extra = 0;
   if (std::sscanf(o.grid.c_str(), "%d%c%d%c", &r, &x, &c, &extra) != 3 || x != 'x' || r < 1 ||
@@ -135,21 +135,21 @@ dist::ProcessGrid grid_for(const Options& o, int P) {
   if (r * c != P)
     throw BadInput("--grid " + o.grid + " has " + std::to_string(r * c) +
                    " processes but the job has " + std::to_string(P) + " ranks");
-  return dist::ProcessGrid{r, c};
+  return layout::ProcessGrid{r, c};
 }
 
 // A distributed matrix: local array, descriptor, and the layout that places its elements.
 struct Local {
-  dist::BlockCyclic layout;
+  layout::BlockCyclic layout;
   int rows = 0, cols = 0, lld = 1;
   int desc[9] = {};
   std::vector<double> data;
 };
 
-Local make_local(int m, int n, int mb, int nb, const dist::ProcessGrid& g, int ctxt, int rank,
+Local make_local(int m, int n, int mb, int nb, const layout::ProcessGrid& g, int ctxt, int rank,
                  const char* name) {
   Local L;
-  L.layout = dist::BlockCyclic(m, n, mb, nb, g);
+  L.layout = layout::BlockCyclic(m, n, mb, nb, g);
   L.rows = int(L.layout.local_rows(rank));
   L.cols = int(L.layout.local_cols(rank));
   // cuboid's layout must be ScaLAPACK's: the local extents agree with NUMROC.
@@ -200,7 +200,7 @@ struct Check {
 };
 
 Check validate(const Options& o, const Local& A, const Local& B, const Local& C0, const Local& C,
-               const dist::ProcessGrid& g, int ctxt, int rank) {
+               const layout::ProcessGrid& g, int ctxt, int rank) {
   const int one = 1, m = o.m, n = o.n, k = o.k, nb = o.block;
   const double zero = 0, unit = 1;
   // x (n), t = B·x (k), y1 = C·x (m), u = C0·x then alpha·A·t + beta·u (m): column vectors
@@ -267,7 +267,7 @@ int run(const Options& o, int rank, int P) {
   if (o.panel < 0) throw BadInput("--panel must be 0 (the library's) or a width >= 1");
   if (!std::isfinite(o.alpha) || !std::isfinite(o.beta))
     throw BadInput("--alpha and --beta must be finite");
-  const dist::ProcessGrid g = grid_for(o, P);
+  const layout::ProcessGrid g = grid_for(o, P);
   if (!library_pilaenv())
     throw std::runtime_error("the library's pilaenv_ was not found (is this ScaLAPACK's PBLAS?)");
 

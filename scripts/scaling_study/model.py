@@ -4,7 +4,7 @@ import math
 
 
 def near_square_grid(p):
-    """dist::near_square_grid: rows <= cols, rows * cols = p, as square as possible."""
+    """layout::near_square_grid: rows <= cols, rows * cols = p, as square as possible."""
     r = int(math.isqrt(p))
     while r > 1 and p % r:
         r -= 1

@@ -406,7 +406,7 @@ void add_run_command(CLI::App& app) {
 #if CUBOID_ENABLE_MPI
     // Started by mpirun: the distributed pipeline (src/mpi), which loads the deck itself so
     // that only rank 0 reports a bad one.
-    if (dist::launched_by_mpi()) {
+    if (mpi::launched_by_mpi()) {
       if (const int rc = run_distributed_command(opt->deck, opt->overrides,
                                                  opt->json_given ? &opt->json : nullptr, opt->fault,
                                                  opt->dry_run))

@@ -57,12 +57,12 @@ std::vector<double> rank_factors(const deck::Deck& d, const SimulateOptions& o) 
 }
 
 // The block-cyclic process grid: the deck's mpi.grid if it gives one, else the squarest of P.
-dist::ProcessGrid process_grid(const deck::Deck& d, int P) {
-  dist::ProcessGrid grid = dist::near_square_grid(P);
+layout::ProcessGrid process_grid(const deck::Deck& d, int P) {
+  layout::ProcessGrid grid = layout::near_square_grid(P);
   if (!d.mpi.aligned && !d.mpi.grid.empty()) {
-    grid = dist::ProcessGrid{d.mpi.grid[0], d.mpi.grid[1]};
+    grid = layout::ProcessGrid{d.mpi.grid[0], d.mpi.grid[1]};
     if (grid.size() != P)
-      throw Error(d.location("mpi.grid") + ": mpi.grid " + dist::describe(grid) + " has " +
+      throw Error(d.location("mpi.grid") + ": mpi.grid " + layout::describe(grid) + " has " +
                   std::to_string(grid.size()) + " processes but --ranks is " + std::to_string(P));
   }
   return grid;
@@ -112,26 +112,26 @@ void check_factors(const deck::Deck& d, const SimulateOptions& o,
 // What one simulation chose and predicted: the figures its summary and its record show.
 struct Simulation {
   std::vector<double> factors;  // per-rank speed factors, as given
-  dist::ProcessGrid grid;
+  layout::ProcessGrid grid;
   std::int64_t block = 0;
   std::size_t elem = 0;  // bytes per element
-  dist::RankPartitionRequest req;
-  dist::RankPartition rp;
+  layout::RankPartitionRequest req;
+  layout::RankPartition rp;
   partition::TileExtent tiles{};
   double partition_s = 0, imbalance = 0;
   int idle = 0;  // ranks without work
-  dist::CommSummary summary;
+  layout::CommSummary summary;
   // The time model: the longest any rank computes and receives, its run time, the flops.
   double compute_s = 0, comm_s = 0, time_s = 0, flops = 0;
 };
 
 // The rank partition exactly as `run` under mpirun chooses it: rank r runs at rank_gflops
 // times its factor (relative to the mean), data arrives at bandwidth_gbs.
-dist::RankPartitionRequest rank_request(const deck::Deck& d, const SimulateOptions& o,
-                                        const Simulation& s) {
+layout::RankPartitionRequest rank_request(const deck::Deck& d, const SimulateOptions& o,
+                                          const Simulation& s) {
   const auto& pr = d.problem;
   const double mean_factor = std::accumulate(s.factors.begin(), s.factors.end(), 0.0) / o.ranks;
-  dist::RankPartitionRequest req;
+  layout::RankPartitionRequest req;
   req.m = pr.m, req.n = pr.n, req.k = pr.k, req.tile = pr.tile;
   for (double f : s.factors) req.speeds.push_back(o.rank_gflops * f / mean_factor);
   req.aligned = d.mpi.aligned, req.grid = s.grid, req.block = s.block;
@@ -145,14 +145,14 @@ dist::RankPartitionRequest rank_request(const deck::Deck& d, const SimulateOptio
   return req;
 }
 
-dist::RankPartition choose_partition(const deck::Deck& d, const dist::RankPartitionRequest& req,
-                                     int P) {
+layout::RankPartition choose_partition(const deck::Deck& d, const layout::RankPartitionRequest& req,
+                                       int P) {
   try {
-    return dist::choose_rank_partition(req);
-  } catch (const dist::MemoryLimitTooSmall& e) {
+    return layout::choose_rank_partition(req);
+  } catch (const layout::MemoryLimitTooSmall& e) {
     throw Error(d.location("mpi.memory_limit_mib") + ": " + std::to_string(P) +
                 " ranks: " + e.what());
-  } catch (const dist::TooCostly& e) {
+  } catch (const layout::TooCostly& e) {
     throw Error("--ranks " + std::to_string(P) + ": " + e.what() +
                 ": use fewer ranks or a larger problem.tile (" + d.at("problem.tile") + ")");
   } catch (const std::invalid_argument& e) {
@@ -177,7 +177,7 @@ void predict(const deck::Deck& d, const SimulateOptions& o, Simulation& s) {
           working_speeds.push_back(s.factors[std::size_t(r)]);
   s.imbalance = partition::measure(working, working_speeds, s.tiles).imbalance;
   const auto& traffic = rp.traffic;
-  s.summary = dist::summarize(traffic, pr.m, pr.n, pr.k);
+  s.summary = layout::summarize(traffic, pr.m, pr.n, pr.k);
   for (int r = 0; r < P; ++r) {
     const auto& t = traffic[std::size_t(r)];
     if (t.flops > 0)
@@ -190,7 +190,7 @@ void predict(const deck::Deck& d, const SimulateOptions& o, Simulation& s) {
 }
 
 // The memory limit and the candidates it refused that would have received fewer bytes.
-void print_memory(std::ostream& os, const dist::RankPartition& rp, std::size_t elem,
+void print_memory(std::ostream& os, const layout::RankPartition& rp, std::size_t elem,
                   const deck::Problem& pr) {
   const double peak =
       rp.peak_bytes.empty() ? 0.0 : *std::max_element(rp.peak_bytes.begin(), rp.peak_bytes.end());
@@ -209,9 +209,9 @@ void print_memory(std::ostream& os, const dist::RankPartition& rp, std::size_t e
           c.name, c.received_max * double(elem), chosen_received * double(elem),
           human_bytes(c.peak_bytes), human_bytes(rp.memory_limit_bytes));
   if (rp.memory_limit_bytes > 0) {
-    const double bound = dist::moved_bound_at_limit_bytes(double(pr.m), double(pr.n), double(pr.k),
-                                                          double(rp.zones.size()),
-                                                          rp.memory_limit_bytes, double(elem));
+    const double bound = layout::moved_bound_at_limit_bytes(double(pr.m), double(pr.n),
+                                                            double(pr.k), double(rp.zones.size()),
+                                                            rp.memory_limit_bytes, double(elem));
     os << fmt::format(
         "bound      with {} per rank a rank must receive at least {:.4g} B; the chosen receives "
         "{:.4g} B at most ({:.2f}x)\n",
@@ -242,7 +242,7 @@ void print_simulation(std::ostream& os, const deck::Deck& d, const SimulateOptio
       "simulate   {} ranks, {}, {} on {}x{}x{} tiles of {}, m={} n={} k={} {}{}\n", o.ranks,
       d.mpi.aligned
           ? std::string("aligned layout")
-          : fmt::format("block-cyclic grid {}, block {}", dist::describe(s.grid), s.block),
+          : fmt::format("block-cyclic grid {}, block {}", layout::describe(s.grid), s.block),
       rp.name, s.tiles[0], s.tiles[1], s.tiles[2], pr.tile, pr.m, pr.n, pr.k,
       deck::to_string(pr.precision),
       pr.trans_a == Op::none && pr.trans_b == Op::none
@@ -263,7 +263,7 @@ void print_simulation(std::ostream& os, const deck::Deck& d, const SimulateOptio
       "without work\n",
       s.partition_s, 100 * s.imbalance, s.idle);
   if (o.per_rank) print_per_rank(os, s);
-  dist::print_communication(os, s.summary, s.summary, s.elem);
+  layout::print_communication(os, s.summary, s.summary, s.elem);
   os << fmt::format(
       "model time {:.4g} s (slowest rank: compute then receive; compute at most {:.4g} s, "
       "receive at most {:.4g} s), {:.4g} GFLOP/s (assumed {} GFLOP/s per unit-speed rank, {} GB/s "
@@ -308,9 +308,9 @@ nlohmann::json simulation_json(const deck::Deck& d, const SimulateOptions& o, co
   j["block"] = s.block;
   j["idle_ranks"] = s.idle;
   j["speeds"] = s.factors;
-  j["communication"] = dist::communication_json(s.summary, s.summary, s.elem);
+  j["communication"] = layout::communication_json(s.summary, s.summary, s.elem);
   if (s.rp.memory_limit_bytes > 0)
-    j["communication"]["moved_bound_at_limit_bytes_per_rank"] = dist::moved_bound_at_limit_bytes(
+    j["communication"]["moved_bound_at_limit_bytes_per_rank"] = layout::moved_bound_at_limit_bytes(
         double(pr.m), double(pr.n), double(pr.k), double(s.rp.zones.size()),
         s.rp.memory_limit_bytes, double(s.elem));
   j["memory"] = {{"limit_bytes", s.rp.memory_limit_bytes},

@@ -13,7 +13,7 @@ double rank_partition_bytes(std::int64_t P, std::int64_t M, std::int64_t N, std:
   // Block-cyclic: the structured candidates, nrrp3d and grid, and the 2.5D bands the rank
   // partition builds within its cap of rank zones (taken as at most 100 here).
   if (automatic && !aligned)
-    candidates = std::max(8.0, std::min(108.0, dist::kCandidateRankZones / double(P)));
+    candidates = std::max(8.0, std::min(108.0, layout::kCandidateRankZones / double(P)));
   if (automatic && aligned) {
     for (std::int64_t a = 1; a <= P && a <= M; ++a) {
       if (P % a) continue;

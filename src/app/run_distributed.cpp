@@ -62,9 +62,9 @@ double memory_limit_bytes(const deck::Deck& d) {
   return double(host_memory_available()) / ranks_on_this_node();
 }
 
-dist::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
+mpi::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
   const auto& pr = d.problem;
-  dist::DistSettings s;
+  mpi::DistSettings s;
   s.m = pr.m, s.n = pr.n, s.k = pr.k, s.tile = pr.tile;
   s.op_a = pr.trans_a, s.op_b = pr.trans_b;
   s.alpha = pr.alpha, s.beta = pr.beta, s.seed = pr.seed;
@@ -91,14 +91,14 @@ dist::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
 
 // What MPI delivered, per rank, beside the model; `agrees`: MPI, the exchange's counts and the
 // model say the same everywhere.
-std::vector<dist::RankTraffic> measured_traffic(const dist::DistOutcome& out, double elem,
-                                                bool& agrees) {
-  std::vector<dist::RankTraffic> measured;
+std::vector<layout::RankTraffic> measured_traffic(const mpi::DistOutcome& out, double elem,
+                                                  bool& agrees) {
+  std::vector<layout::RankTraffic> measured;
   agrees = true;
   for (std::size_t r = 0; r < out.per_rank.size(); ++r) {
-    const dist::RankBytes& b = out.per_rank[r].bytes;
+    const mpi::RankBytes& b = out.per_rank[r].bytes;
     const auto& m = out.partition.traffic[r];
-    dist::RankTraffic t = m;  // footprint, tasks and flops are the model's
+    layout::RankTraffic t = m;  // footprint, tasks and flops are the model's
     t.a_in = b.a_recv / elem, t.b_in = b.b_recv / elem;
     t.c_in = b.c_recv / elem, t.c_out = b.c_sent / elem;
     t.a_out = b.a_sent / elem, t.b_out = b.b_sent / elem;
@@ -110,14 +110,14 @@ std::vector<dist::RankTraffic> measured_traffic(const dist::DistOutcome& out, do
 
 // One column of the ranks' figures, e.g. column(out, &RankFigures::phases, &RankPhases::total_s).
 template <class Group, class Field>
-std::vector<double> column(const dist::DistOutcome& out, Group dist::RankFigures::*group,
+std::vector<double> column(const mpi::DistOutcome& out, Group mpi::RankFigures::*group,
                            Field field) {
   std::vector<double> v;
   for (const auto& r : out.per_rank) v.push_back(r.*group.*field);
   return v;
 }
 
-void record_validation(report::RunRecord& rec, const dist::DistOutcome& out) {
+void record_validation(report::RunRecord& rec, const mpi::DistOutcome& out) {
   const auto& val = out.validation;
   rec.validation_performed = out.validated;
   rec.validation_passed = val.passed;
@@ -140,8 +140,8 @@ void record_validation(report::RunRecord& rec, const dist::DistOutcome& out) {
 }
 
 // The record's common part: the deck, the partition's quality, times, every rank's processors.
-report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
-                            const dist::DistOutcome& out, ScalarType type) {
+report::RunRecord record_of(const deck::Deck& d, const mpi::DistSettings& s,
+                            const mpi::DistOutcome& out, ScalarType type) {
   const auto& rank_part = out.partition;
   const partition::TileExtent tiles{rank_part.order.i.size(), rank_part.order.j.size(),
                                     rank_part.order.k.size()};
@@ -164,10 +164,10 @@ report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
       if (!b.empty() && (b.lo[2] != 0 || b.hi[2] != tiles[2])) rec.k_split = true;
   record_times(rec, out.times_s, gemm_flops(type, s.m, s.n, s.k));
   rec.calibration_s =
-      stats_of(column(out, &dist::RankFigures::phases, &dist::RankPhases::calibrate_s)).max;
+      stats_of(column(out, &mpi::RankFigures::phases, &mpi::RankPhases::calibrate_s)).max;
   rec.partition_s =
-      stats_of(column(out, &dist::RankFigures::phases, &dist::RankPhases::partition_s)).max;
-  rec.reduce_s = stats_of(column(out, &dist::RankFigures::phases, &dist::RankPhases::reduce_s)).max;
+      stats_of(column(out, &mpi::RankFigures::phases, &mpi::RankPhases::partition_s)).max;
+  rec.reduce_s = stats_of(column(out, &mpi::RankFigures::phases, &mpi::RankPhases::reduce_s)).max;
   for (const auto& r : out.per_rank) {
     // A steal's victim is a processor of the same rank: its index in the record's list of every
     // rank's processors starts after the earlier ranks' ones.
@@ -186,8 +186,8 @@ report::RunRecord record_of(const deck::Deck& d, const dist::DistSettings& s,
 
 // The layout and the rank partition: what was chosen, the runners-up, and the candidates the
 // memory limit refused although they would have received less.
-void print_partition(const dist::DistSettings& s, const dist::DistOutcome& out,
-                     const dist::CommSummary& model_sum, double elem) {
+void print_partition(const mpi::DistSettings& s, const mpi::DistOutcome& out,
+                     const layout::CommSummary& model_sum, double elem) {
   const auto& rank_part = out.partition;
   const int P = out.ranks;
   const int idle = int(std::count(out.rank_speeds.begin(), out.rank_speeds.end(), 0.0));
@@ -195,7 +195,7 @@ void print_partition(const dist::DistSettings& s, const dist::DistOutcome& out,
       s.aligned
           ? "aligned (each tile starts on a rank whose zone uses it)"
           : fmt::format("block-cyclic {} grid, blocks of {} (ScaLAPACK DESC_C on rank 0: [{}])",
-                        dist::describe(rank_part.dist.grid),
+                        layout::describe(rank_part.dist.grid),
                         rank_part.dist.c.block_cyclic().row_block(),
                         fmt::join(rank_part.dist.c.block_cyclic().descriptor(0), ","));
   std::cout << fmt::format("mpi        {} ranks, {}; {} rank(s) without work\n", P, layout, idle);
@@ -205,7 +205,7 @@ void print_partition(const dist::DistSettings& s, const dist::DistOutcome& out,
                   : "given",
       rank_part.predicted_s, model_sum.received_max * elem,
       rank_part.order.name == "natural" ? "" : "; tiles ordered " + rank_part.order.name);
-  std::cout << "inputs     " << dist::describe(rank_part.streaming) << "\n";
+  std::cout << "inputs     " << layout::describe(rank_part.streaming) << "\n";
   for (std::size_t c = 1; c < std::min<std::size_t>(rank_part.candidates.size(), 4); ++c)
     std::cout << fmt::format(
         "           runner-up {}: model {:.4g} s, most received {:.4g} B, peak {:.4g} B{}\n",
@@ -214,7 +214,7 @@ void print_partition(const dist::DistSettings& s, const dist::DistOutcome& out,
         rank_part.candidates[c].fits ? "" : " (over the limit)");
 }
 
-void print_refused(const dist::RankPartition& rank_part, const dist::CommSummary& model_sum,
+void print_refused(const layout::RankPartition& rank_part, const layout::CommSummary& model_sum,
                    double elem) {
   for (const auto& c : rank_part.candidates)
     if (!c.fits && c.received_max < model_sum.received_max)
@@ -226,14 +226,15 @@ void print_refused(const dist::RankPartition& rank_part, const dist::CommSummary
 
 // What a rank that starts with its share must receive with the limit's memory (the bound of
 // "Red-blue pebbling revisited" at S = the limit); 0 without a limit.
-double bound_at_limit(const dist::DistSettings& s, const dist::DistOutcome& out, double elem) {
-  return dist::moved_bound_at_limit_bytes(double(s.m), double(s.n), double(s.k), double(out.ranks),
-                                          out.partition.memory_limit_bytes, elem);
+double bound_at_limit(const mpi::DistSettings& s, const mpi::DistOutcome& out, double elem) {
+  return layout::moved_bound_at_limit_bytes(double(s.m), double(s.n), double(s.k),
+                                            double(out.ranks), out.partition.memory_limit_bytes,
+                                            elem);
 }
 
 // With a memory limit, that bound beside what the partition receives.
-void print_bound_at_limit(const dist::DistSettings& s, const dist::DistOutcome& out,
-                          const dist::CommSummary& model_sum, double elem) {
+void print_bound_at_limit(const mpi::DistSettings& s, const mpi::DistOutcome& out,
+                          const layout::CommSummary& model_sum, double elem) {
   const double limit = out.partition.memory_limit_bytes;
   if (limit <= 0) return;
   const double bound = bound_at_limit(s, out, elem);
@@ -245,8 +246,8 @@ void print_bound_at_limit(const dist::DistSettings& s, const dist::DistOutcome& 
 }
 
 // The lines the distributed run adds to the summary: layout, rank partition, a row per rank.
-void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
-                 const dist::CommSummary& model_sum, bool model_agrees, double elem) {
+void print_ranks(const mpi::DistSettings& s, const mpi::DistOutcome& out,
+                 const layout::CommSummary& model_sum, bool model_agrees, double elem) {
   const auto& rank_part = out.partition;
   const double total_tasks = double(rank_part.order.i.size()) * double(rank_part.order.j.size()) *
                              double(rank_part.order.k.size());
@@ -284,8 +285,8 @@ void print_ranks(const dist::DistSettings& s, const dist::DistOutcome& out,
 }
 
 // Per-rank phase statistics, printed as one line and returned for the record.
-nlohmann::json print_phases(const dist::DistOutcome& out) {
-  using dist::RankPhases;
+nlohmann::json print_phases(const mpi::DistOutcome& out) {
+  using mpi::RankPhases;
   const std::pair<const char*, double RankPhases::*> fields[] = {
       {"calibrate_s", &RankPhases::calibrate_s}, {"partition_s", &RankPhases::partition_s},
       {"exchange_s", &RankPhases::exchange_s},   {"compute_s", &RankPhases::compute_s},
@@ -293,7 +294,7 @@ nlohmann::json print_phases(const dist::DistOutcome& out) {
   nlohmann::json phases;
   std::string line = "phases     per rank min/mean/max s:";
   for (const auto& [key, field] : fields) {
-    const Stats st = stats_of(column(out, &dist::RankFigures::phases, field));
+    const Stats st = stats_of(column(out, &mpi::RankFigures::phases, field));
     phases[key] = to_json(st);
     line += fmt::format(" {} {:.4f}/{:.4f}/{:.4f}",
                         std::string(key).substr(0, std::string(key).size() - 2), st.min, st.mean,
@@ -303,7 +304,7 @@ nlohmann::json print_phases(const dist::DistOutcome& out) {
   return phases;
 }
 
-void print_checks(const dist::DistValidation& val) {
+void print_checks(const mpi::DistValidation& val) {
   std::cout << fmt::format(
       "           sampled rows: {:.0f} elements, {:.0f} beyond their bounds; worst |C - C_ref| = "
       "{:.3e} against its bound {:.3e}\n",
@@ -318,25 +319,25 @@ void print_checks(const dist::DistValidation& val) {
 }
 
 // The record's distributed sections: ranks, bytes, communication, rank partition, mpi, checks.
-void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist::DistOutcome& out,
-                     const dist::CommSummary& msum, const dist::CommSummary& model_sum,
+void add_distributed(nlohmann::json& j, const mpi::DistSettings& s, const mpi::DistOutcome& out,
+                     const layout::CommSummary& msum, const layout::CommSummary& model_sum,
                      bool model_agrees, double elem) {
   const auto& rank_part = out.partition;
   j["ranks"] = out.per_rank;
-  using dist::RankBytes;
+  using mpi::RankBytes;
   const std::pair<const char*, double RankBytes::*> fields[] = {
       {"a_sent", &RankBytes::a_sent},     {"a_recv", &RankBytes::a_recv},
       {"b_sent", &RankBytes::b_sent},     {"b_recv", &RankBytes::b_recv},
       {"c_sent", &RankBytes::c_sent},     {"c_recv", &RankBytes::c_recv},
       {"recv_mpi", &RankBytes::recv_mpi}, {"model_recv", &RankBytes::model_recv}};
   for (const auto& [key, field] : fields)
-    j["bytes"][key] = to_json(stats_of(column(out, &dist::RankFigures::bytes, field)));
-  j["communication"] = dist::communication_json(msum, model_sum, std::size_t(elem));
+    j["bytes"][key] = to_json(stats_of(column(out, &mpi::RankFigures::bytes, field)));
+  j["communication"] = layout::communication_json(msum, model_sum, std::size_t(elem));
   j["communication"]["model_agrees_with_mpi"] = model_agrees;
   if (rank_part.memory_limit_bytes > 0)
     j["communication"]["moved_bound_at_limit_bytes_per_rank"] = bound_at_limit(s, out, elem);
   j["communication"]["mpi_bytes_per_rank_max"] =
-      stats_of(column(out, &dist::RankFigures::bytes, &RankBytes::recv_mpi)).max;
+      stats_of(column(out, &mpi::RankFigures::bytes, &RankBytes::recv_mpi)).max;
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : rank_part.candidates)
     cands.push_back({{"name", c.name},
@@ -380,7 +381,7 @@ void add_distributed(nlohmann::json& j, const dist::DistSettings& s, const dist:
     j["validation"]["full"] = {{"performed", false}, {"misses", val.full_skipped}};
 }
 
-void print_validation_failure(const dist::DistValidation& val, exec::Fault fault) {
+void print_validation_failure(const mpi::DistValidation& val, exec::Fault fault) {
   std::cerr << fmt::format(
       "cuboid: error: validation failed: max row error {:.3e} against its bound {:.3e}; "
       "sampled rows: {:.0f} of {:.0f} elements beyond their bounds (worst {:.3e} against "
@@ -398,19 +399,19 @@ void print_validation_failure(const dist::DistValidation& val, exec::Fault fault
 
 // Rank 0: the summary, the per-rank table and the JSON record.
 template <class Scalar>
-int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOutcome& out,
+int report(const deck::Deck& d, const mpi::DistSettings& s, const mpi::DistOutcome& out,
            const std::string* json) {
   const auto& pr = d.problem;
   const double elem = double(sizeof(Scalar));
   bool model_agrees = true;
   const auto measured = measured_traffic(out, elem, model_agrees);
-  const auto msum = dist::summarize(measured, pr.m, pr.n, pr.k),
-             model_sum = dist::summarize(out.partition.traffic, pr.m, pr.n, pr.k);
+  const auto msum = layout::summarize(measured, pr.m, pr.n, pr.k),
+             model_sum = layout::summarize(out.partition.traffic, pr.m, pr.n, pr.k);
   const report::RunRecord rec = record_of(d, s, out, scalar_type_of<Scalar>());
   report::print_summary(std::cout, rec);
   print_ranks(s, out, model_sum, model_agrees, elem);
   const nlohmann::json phases = print_phases(out);
-  dist::print_communication(std::cout, msum, model_sum, std::size_t(elem));
+  layout::print_communication(std::cout, msum, model_sum, std::size_t(elem));
   if (out.validated) print_checks(out.validation);
 
   nlohmann::json j = report::to_json(rec);
@@ -436,7 +437,7 @@ int report(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOut
 
 // Refuses, before anything is allocated, what would not fit: on rank 0 the rank partition, on
 // every rank its share of A, B and C (ranks on one node share its memory).
-void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std::size_t elem,
+void check_rank_memory(const deck::Deck& d, const mpi::Communicator& comm, std::size_t elem,
                        bool dry_run) {
   const auto& pr = d.problem;
   const int P = comm.size();
@@ -473,11 +474,11 @@ void check_rank_memory(const deck::Deck& d, const dist::Communicator& comm, std:
 }
 
 // A dry run's report: the rank partition and each rank's predicted traffic and memory.
-void print_dry_run(const deck::Deck& d, const dist::DistSettings& s, const dist::DistOutcome& out,
+void print_dry_run(const deck::Deck& d, const mpi::DistSettings& s, const mpi::DistOutcome& out,
                    double elem) {
   const auto& pr = d.problem;
   const auto& rank_part = out.partition;
-  const auto model_sum = dist::summarize(rank_part.traffic, pr.m, pr.n, pr.k);
+  const auto model_sum = layout::summarize(rank_part.traffic, pr.m, pr.n, pr.k);
   std::cout << fmt::format(
       "dry run    m={} n={} k={}, tile {}, {}, op(A) {} op(B) {}, {} ranks: the rank partition "
       "and its prediction; no matrix made, nothing multiplied\n",
@@ -502,9 +503,9 @@ void print_dry_run(const deck::Deck& d, const dist::DistSettings& s, const dist:
 }
 
 template <class Scalar>
-int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::string* json,
+int run_rank(const deck::Deck& d, const mpi::Communicator& comm, const std::string* json,
              exec::Fault fault, bool dry_run) {
-  dist::RankProcessors<Scalar> procs;
+  mpi::RankProcessors<Scalar> procs;
   std::unique_ptr<pipeline::LocalMultiply<Scalar>> local;
   std::exception_ptr failure;
   // Calibration messages from every rank would interleave: only rank 0 speaks.
@@ -527,10 +528,10 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
     failure = std::current_exception();
   }
   comm.agree(failure);
-  dist::DistSettings s = settings_of(d, fault);
+  mpi::DistSettings s = settings_of(d, fault);
   s.dry_run = dry_run;
   s.rank_info = report::to_json(report::this_process());
-  const auto out = dist::run_distributed<Scalar>(s, comm, procs, [&](const std::string& key) {
+  const auto out = mpi::run_distributed<Scalar>(s, comm, procs, [&](const std::string& key) {
     if (key == "platform.speeds") return speeds_origin(d, procs.speeds);
     return key == "mpi.rank_speeds" || key == "problem.tile" ? d.at(key) : d.location(key);
   });
@@ -553,8 +554,8 @@ int run_rank(const deck::Deck& d, const dist::Communicator& comm, const std::str
 
 int run_distributed_command(const std::string& deck_path, const std::vector<std::string>& overrides,
                             const std::string* json, exec::Fault fault, bool dry_run) {
-  dist::MpiSession mpi;
-  dist::Communicator comm;
+  mpi::MpiSession mpi;
+  mpi::Communicator comm;
   try {
     deck::Deck d;
     std::exception_ptr failure;
@@ -571,13 +572,13 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     return with_scalar(d.problem.precision, [&](auto zero) {
       return run_rank<decltype(zero)>(d, comm, json, fault, dry_run);
     });
-  } catch (const dist::CollectiveFailure& f) {
+  } catch (const mpi::CollectiveFailure& f) {
     if (comm.rank() == 0)
       std::cerr << "cuboid: error" << (f.origin != 0 ? fmt::format(" (rank {})", f.origin) : "")
                 << ": " << f.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
-    // Past the agreed steps the others may be waiting on this rank (dist::RankFailure): only
+    // Past the agreed steps the others may be waiting on this rank (mpi::RankFailure): only
     // ending the job releases them.
     comm.abort(e.what());
   }

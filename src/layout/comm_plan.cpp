@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 namespace {
 
 using Key = std::pair<std::int64_t, std::int64_t>;
@@ -306,4 +306,4 @@ CommPlan make_comm_plan(int rank, int ranks, const std::vector<partition::TileZo
   return p;
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

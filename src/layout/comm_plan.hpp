@@ -32,7 +32,7 @@
 #include "layout/rank_zones.hpp"
 #include "partition/box.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 struct CommVolume {  // elements one rank's plan sends and receives, per matrix
   std::int64_t a_sent = 0, a_recv = 0, b_sent = 0, b_recv = 0, c_sent = 0, c_recv = 0;
@@ -103,4 +103,4 @@ struct CommPlan {
 CommPlan make_comm_plan(int rank, int ranks, const std::vector<partition::TileZone>& zones,
                         const TileOrder& order, const Distribution& dist, int slabs_per_box);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 nlohmann::json communication_json(const CommSummary& measured, const CommSummary& model,
                                   std::size_t elem) {
@@ -65,4 +65,4 @@ void print_communication(std::ostream& os, const CommSummary& measured, const Co
       measured.worst_rank_ratio);
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -8,7 +8,7 @@
 
 #include "layout/model.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 // `measured` and `model` in elements; `elem` bytes per element. The JSON object holds
 // bytes_per_rank_max/mean (measured), lower_bound_bytes_per_rank (COSMA, S infinite),
@@ -19,4 +19,4 @@ nlohmann::json communication_json(const CommSummary& measured, const CommSummary
 void print_communication(std::ostream& os, const CommSummary& measured, const CommSummary& model,
                          std::size_t elem);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -4,7 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 bool AxisOrder::identity() const {
   for (std::size_t x = 0; x < tiles.size(); ++x)
@@ -174,7 +174,7 @@ void MatrixDist::for_each_owned(int rank, const std::function<void(const exec::R
 
 std::string MatrixDist::describe() const {
   if (kind_ == Kind::block_cyclic)
-    return "block-cyclic " + dist::describe(bc_.grid()) + " blocks of " +
+    return "block-cyclic " + layout::describe(bc_.grid()) + " blocks of " +
            std::to_string(bc_.row_block());
   return "tile owners, tiles of " + std::to_string(tile_);
 }
@@ -257,4 +257,4 @@ bool is_whole_local_axis(const AxisOrder& axis, std::int64_t x0, std::int64_t x1
   return li == numroc(axis.extent, block, p, 0, nprocs);
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -23,7 +23,7 @@
 #include "layout/layout.hpp"
 #include "partition/box.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 struct AxisOrder {
   std::int64_t tile = 1, extent = 0;  // tile size and number of elements along the axis
@@ -152,4 +152,4 @@ Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
 bool is_whole_local_axis(const AxisOrder& axis, std::int64_t x0, std::int64_t x1,
                          std::int64_t block, int p, int nprocs);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

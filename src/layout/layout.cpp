@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 ProcessGrid near_square_grid(int p) {
   if (p <= 0) throw std::invalid_argument("process grid: need at least one process");
@@ -63,4 +63,4 @@ std::string describe(const ProcessGrid& g) {
   return std::to_string(g.rows) + "x" + std::to_string(g.cols);
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -17,7 +17,7 @@
 
 #include "exec/plan.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 struct ProcessGrid {
   int rows = 1, cols = 1;
@@ -100,4 +100,4 @@ class BlockCyclic {
 
 std::string describe(const ProcessGrid& g);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -7,7 +7,7 @@
 #include "layout/rank_zones.hpp"
 #include "partition/geometry.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 namespace {
 
 // A union of rectangles as disjoint cells of its coordinate compression: zones hold a handful
@@ -267,4 +267,4 @@ CommSummary summarize(const std::vector<RankTraffic>& t, std::int64_t m, std::in
   return s;
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

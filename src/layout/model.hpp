@@ -24,7 +24,7 @@
 #include "layout/distribution.hpp"
 #include "partition/box.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 struct RankTraffic {
   // Elements received (in) and sent (out) per category.
@@ -128,4 +128,4 @@ RankMemoryModel predict_rank_memory(const RankTraffic& t, const Distribution& di
                                     const partition::TileZone& zone, const TileOrder& order,
                                     Streaming streaming = {});
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -12,7 +12,7 @@
 #include "layout/rank_zones.hpp"
 #include "util/checked.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 std::vector<std::int64_t> weighted_cuts(std::int64_t count, const std::vector<double>& weights) {
   const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
@@ -497,4 +497,4 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   return best;
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -26,7 +26,7 @@
 #include "layout/model.hpp"
 #include "partition/strategy.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 // What choose_rank_partition says when every candidate leaves a working rank without work (too
 // few tiles for the ranks): a caller may retry with smaller tiles.
@@ -118,4 +118,4 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req);
 // so parts differ from their share by less than one and zero weights get nothing).
 std::vector<std::int64_t> weighted_cuts(std::int64_t count, const std::vector<double>& weights);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

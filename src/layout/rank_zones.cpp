@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 std::vector<partition::TileZone> partition_ranks(partition::Algorithm a,
                                                  partition::Discretization d,
@@ -54,4 +54,4 @@ std::vector<Piece> pieces_of(const partition::TileZone& zone, int slabs_per_box)
   return out;
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -7,7 +7,7 @@
 #include "exec/plan.hpp"
 #include "partition/strategy.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 
 // One zone per rank, in rank order. A rank whose speed is 0 gets an empty zone (it still owns
 // its share of the block-cyclic layout); the others share the cuboid in proportion to speed.
@@ -45,4 +45,4 @@ inline exec::Rect b_rect(const partition::TileBox& b, std::int64_t k, std::int64
   return exec::Rect{b.lo[2] * t, std::min(b.hi[2] * t, k), b.lo[1] * t, std::min(b.hi[1] * t, n)};
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

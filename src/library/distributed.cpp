@@ -126,7 +126,7 @@ using Key = std::array<std::int64_t, 12>;
 template <class Scalar>
 struct Prepared {
   Key key;
-  std::unique_ptr<dist::DistributedProduct<Scalar>> product;
+  std::unique_ptr<mpi::DistributedProduct<Scalar>> product;
 };
 
 struct PreparedProducts {
@@ -169,15 +169,15 @@ std::string rank_option_name(const std::string& key) {
 // Every rank's arguments checked, then agreed on: an error on one rank is the same error, of the
 // same type, on every rank (the lowest failing rank's), so no rank goes on into traffic the
 // others never join.
-void agree_on(const dist::Communicator& comm, std::exception_ptr local) {
+void agree_on(const mpi::Communicator& comm, std::exception_ptr local) {
   try {
     comm.agree(local);
-  } catch (const dist::CollectiveFailure& e) {
+  } catch (const mpi::CollectiveFailure& e) {
     const std::string msg = e.origin != comm.rank() && comm.size() > 1
                                 ? "rank " + str(e.origin) + ": " + e.what()
                                 : std::string(e.what());
-    if (e.kind == dist::FailureKind::unsupported) throw Unsupported(e.key, msg);
-    if (e.kind == dist::FailureKind::keyed) throw KeyedError(e.key, msg);
+    if (e.kind == mpi::FailureKind::unsupported) throw Unsupported(e.key, msg);
+    if (e.kind == mpi::FailureKind::keyed) throw KeyedError(e.key, msg);
     throw Error(msg);
   }
 }
@@ -223,7 +223,7 @@ const Duplicate& open_communicator(MPI_Comm user_comm) {
 // The same global arguments on every rank, or the ranks would cut different partitions. Lists
 // and names compared through sums weighted by position (equal lists agree exactly).
 template <class Scalar>
-void check_same_everywhere(const dist::Communicator& comm, const RankOptions& ro,
+void check_same_everywhere(const mpi::Communicator& comm, const RankOptions& ro,
                            const BlockCyclicLayout& layout, int grid_rows, Op op_a, Op op_b,
                            std::int64_t m, std::int64_t n, std::int64_t k, Scalar alpha,
                            Scalar beta) {
@@ -278,7 +278,7 @@ void check_same_everywhere(const dist::Communicator& comm, const RankOptions& ro
 // This rank's checks, in BLAS's order, after the global ones: its place on the grid and its
 // local extents, which its leading dimensions and pointers must hold.
 template <class Scalar>
-Local check_local(const dist::Communicator& comm, const RankOptions& ro,
+Local check_local(const mpi::Communicator& comm, const RankOptions& ro,
                   const BlockCyclicLayout& layout, Op op_a, Op op_b, std::int64_t m, std::int64_t n,
                   std::int64_t k, Scalar alpha, Scalar beta, const Scalar* A, std::int64_t lda,
                   const Scalar* B, std::int64_t ldb, const Scalar* C, std::int64_t ldc) {
@@ -297,8 +297,8 @@ Local check_local(const dist::Communicator& comm, const RankOptions& ro,
                          " factors for a communicator of " + str(P) + " ranks");
   L.prow = me / L.cols, L.pcol = me % L.cols;
   const std::int64_t nb = layout.block;
-  auto rows_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.prow, 0, L.rows); };
-  auto cols_of = [&](std::int64_t x) { return dist::numroc(x, nb, L.pcol, 0, L.cols); };
+  auto rows_of = [&](std::int64_t x) { return layout::numroc(x, nb, L.prow, 0, L.rows); };
+  auto cols_of = [&](std::int64_t x) { return layout::numroc(x, nb, L.pcol, 0, L.cols); };
   const std::int64_t a_m = op_a == Op::none ? m : k, a_n = op_a == Op::none ? k : m;
   const std::int64_t b_m = op_b == Op::none ? k : n, b_n = op_b == Op::none ? n : k;
   L.a_rows = rows_of(a_m), L.a_cols = cols_of(a_n);
@@ -324,7 +324,7 @@ Local check_local(const dist::Communicator& comm, const RankOptions& ro,
 
 // Every rank's checks, agreed on: an error on one rank is the same error on every rank.
 template <class Scalar>
-Local check_call(const dist::Communicator& comm, const RankOptions& ro,
+Local check_call(const mpi::Communicator& comm, const RankOptions& ro,
                  const BlockCyclicLayout& layout, Op op_a, Op op_b, std::int64_t m, std::int64_t n,
                  std::int64_t k, Scalar alpha, Scalar beta, const Scalar* A, std::int64_t lda,
                  const Scalar* B, std::int64_t ldb, const Scalar* C, std::int64_t ldc) {
@@ -353,11 +353,11 @@ void scale_local_c(const Local& L, Scalar beta, Scalar* C, std::int64_t ldc) {
 
 // The rank runner's settings for a call.
 template <class Scalar>
-dist::DistSettings call_settings(const ContextOptions& options, const RankOptions& ro,
-                                 const BlockCyclicLayout& layout, const Local& L, int P, Op op_a,
-                                 Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                                 Scalar alpha, Scalar beta) {
-  dist::DistSettings s;
+mpi::DistSettings call_settings(const ContextOptions& options, const RankOptions& ro,
+                                const BlockCyclicLayout& layout, const Local& L, int P, Op op_a,
+                                Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                Scalar alpha, Scalar beta) {
+  mpi::DistSettings s;
   s.m = m, s.n = n, s.k = k;
   // A and B travel and are multiplied as stored: the ops only change who owns what.
   s.op_a = op_a, s.op_b = op_b;
@@ -402,10 +402,10 @@ dist::DistSettings call_settings(const ContextOptions& options, const RankOption
 // The prepared product of this shape, layout and communicator, or a new one (collective: every
 // rank misses or hits alike, since the key is made of agreed arguments).
 template <class Scalar>
-dist::DistributedProduct<Scalar>& prepared_product(Context& context, const Duplicate& dup,
-                                                   dist::DistSettings s,
-                                                   const dist::RankProcessors<Scalar>& procs,
-                                                   Scalar beta, int me) {
+mpi::DistributedProduct<Scalar>& prepared_product(Context& context, const Duplicate& dup,
+                                                  mpi::DistSettings s,
+                                                  const mpi::RankProcessors<Scalar>& procs,
+                                                  Scalar beta, int me) {
   auto& cache = prepared(context).of<Scalar>();
   const Key key{std::int64_t(dup.id),
                 s.m,
@@ -431,11 +431,11 @@ dist::DistributedProduct<Scalar>& prepared_product(Context& context, const Dupli
   // same failure (agreed) and retries alike.
   for (;;) {
     try {
-      cache.push_front({key, std::make_unique<dist::DistributedProduct<Scalar>>(s, dup.comm, procs,
-                                                                                rank_option_name)});
+      cache.push_front({key, std::make_unique<mpi::DistributedProduct<Scalar>>(s, dup.comm, procs,
+                                                                               rank_option_name)});
       return *cache.front().product;
-    } catch (const dist::CollectiveFailure& e) {
-      const bool too_few = e.kind == dist::FailureKind::no_candidate;
+    } catch (const mpi::CollectiveFailure& e) {
+      const bool too_few = e.kind == mpi::FailureKind::no_candidate;
       if (too_few && s.automatic) {
         s.automatic = false;
         continue;
@@ -454,18 +454,18 @@ dist::DistributedProduct<Scalar>& prepared_product(Context& context, const Dupli
 // The product on the caller's arrays. The runner's local arrays have lld = local rows: the
 // caller's when they are, copies else (C copied back).
 template <class Scalar>
-double multiply_on(dist::DistributedProduct<Scalar>& product, const Local& L, Scalar alpha,
+double multiply_on(mpi::DistributedProduct<Scalar>& product, const Local& L, Scalar alpha,
                    const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb,
                    Scalar beta, Scalar* C, std::int64_t ldc) {
   const bool c_reads = beta != Scalar(0);
-  dist::CallerMatrices<Scalar> mats;
+  mpi::CallerMatrices<Scalar> mats;
   mats.A = packed(const_cast<Scalar*>(A), L.a_rows, L.a_cols, lda, true, "cuboid::A_packed");
   mats.B = packed(const_cast<Scalar*>(B), L.b_rows, L.b_cols, ldb, true, "cuboid::B_packed");
   mats.C = packed(C, L.c_rows, L.c_cols, ldc, c_reads, "cuboid::C_packed");
   double seconds = 0;
   try {
     seconds = product.multiply(mats, alpha, beta);
-  } catch (const dist::RankFailure& e) {
+  } catch (const mpi::RankFailure& e) {
     throw Error(e.what());
   }
   if (mats.C.data() != C)
@@ -483,7 +483,7 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   CallReport& report = ContextInternals::report(context);
   report = CallReport{};
   const Duplicate& dup = open_communicator(user_comm);
-  const dist::Communicator comm(dup.comm);
+  const mpi::Communicator comm(dup.comm);
   report.ranks = comm.size();
   const RankOptions& ro = prepared(context).options;
   const Local L =
@@ -495,14 +495,14 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return;
   }
-  dist::RankProcessors<Scalar> procs;
+  mpi::RankProcessors<Scalar> procs;
   procs.engines_before = exec::Engine<Scalar>::created();
   procs.local = &ContextInternals::local<Scalar>(context, m, n, k, procs.calibration_s);
   procs.speeds = ContextInternals::speeds<Scalar>(context);
   report.calibration_s = procs.calibration_s;
-  const dist::DistSettings s = call_settings(ContextInternals::options(context), ro, layout, L,
-                                             comm.size(), op_a, op_b, m, n, k, alpha, beta);
-  dist::DistributedProduct<Scalar>& product =
+  const mpi::DistSettings s = call_settings(ContextInternals::options(context), ro, layout, L,
+                                            comm.size(), op_a, op_b, m, n, k, alpha, beta);
+  mpi::DistributedProduct<Scalar>& product =
       prepared_product(context, dup, s, procs, beta, comm.rank());
   report.seconds = multiply_on(product, L, alpha, A, lda, B, ldb, beta, C, ldc);
   report.rank_partition = product.partition().name;
@@ -526,8 +526,8 @@ void gemm_complex(Context& context, MPI_Comm comm, const BlockCyclicLayout& layo
   grid_of(layout, P, rows, cols);
   const int prow = me / cols, pcol = me % cols;
   auto matrix = [&](const std::complex<T>* p, std::int64_t r, std::int64_t c, std::int64_t ld) {
-    return KokkosComplexMatrix<T>(p, dist::numroc(r, layout.block, prow, 0, rows),
-                                  dist::numroc(c, layout.block, pcol, 0, cols), ld, true);
+    return KokkosComplexMatrix<T>(p, layout::numroc(r, layout.block, prow, 0, rows),
+                                  layout::numroc(c, layout.block, pcol, 0, cols), ld, true);
   };
   const bool ta = op_a != Op::none, tb = op_b != Op::none;
   const auto a = matrix(A, ta ? k : m, ta ? m : k, lda), b = matrix(B, tb ? n : k, tb ? k : n, ldb),
@@ -566,12 +566,12 @@ void set_rank_options(Context& context, const RankOptions& options) {
 std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs) {
   if (n < 0 || block <= 0 || procs <= 0 || coord < 0 || coord >= procs)
     throw KeyedError("layout", "local_extent: needs n >= 0, block > 0 and 0 <= coord < procs");
-  return dist::numroc(n, block, coord, 0, procs);
+  return layout::numroc(n, block, coord, 0, procs);
 }
 
 void grid_of(const BlockCyclicLayout& layout, int ranks, int& grid_rows, int& grid_cols) {
   if (layout.grid_rows == 0 && layout.grid_cols == 0) {
-    const dist::ProcessGrid g = dist::near_square_grid(ranks);
+    const layout::ProcessGrid g = layout::near_square_grid(ranks);
     grid_rows = g.rows, grid_cols = g.cols;
     return;
   }

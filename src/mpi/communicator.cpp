@@ -8,7 +8,8 @@
 
 #include "layout/rank_partition.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::NoCandidateFits;
 namespace {
 
 void check(int rc, const char* what) {
@@ -292,4 +293,4 @@ void Communicator::progress() const {
   check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &st), "MPI_Iprobe");
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
 
 // True when the process was started by mpirun/mpiexec/srun (Open MPI, MPICH/Hydra, PMIx):
 // `cuboid run` then takes the distributed path, even at one rank.
@@ -117,4 +117,4 @@ class Communicator {
 std::vector<std::vector<Communicator::Block>> cut_into_messages(
     const std::vector<Communicator::Block>& blocks, std::size_t max_bytes);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

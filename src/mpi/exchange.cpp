@@ -6,7 +6,12 @@
 #include <stdexcept>
 #include <utility>
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::CommPlan;
+using layout::Distribution;
+using layout::make_comm_plan;
+using layout::MatrixDist;
+using layout::TileOrder;
 namespace {
 
 template <class Scalar>
@@ -269,4 +274,4 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, Scalar beta,
 CUBOID_FOR_EACH_SCALAR(CUBOID_EXCHANGE)
 #undef CUBOID_EXCHANGE
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

@@ -24,7 +24,12 @@
 #include "layout/rank_zones.hpp"
 #include "mpi/communicator.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::CommPlan;
+using layout::Distribution;
+using layout::MatrixDist;
+using layout::Piece;
+using layout::TileOrder;
 
 struct TrafficCounters {  // bytes of one product; received bytes as MPI delivered them
   double a_sent = 0, a_recv = 0, b_sent = 0, b_recv = 0, c_sent = 0, c_recv = 0;
@@ -118,4 +123,4 @@ class Exchange {
   TrafficCounters counters_;
 };
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

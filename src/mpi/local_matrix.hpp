@@ -11,7 +11,9 @@
 #include "exec/matrices.hpp"
 #include "layout/distribution.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::BlockCyclic;
+using layout::MatrixDist;
 
 template <class Scalar>
 using LocalStorage = Kokkos::View<Scalar*, Kokkos::HostSpace>;
@@ -45,7 +47,7 @@ void fill_local(const LocalStorage<Scalar>& M, const MatrixDist& d, int rank, st
     using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
                                          Kokkos::Rank<2, Kokkos::Iterate::Left>>;
     Kokkos::parallel_for(
-        "cuboid::dist::fill_local", policy({0, 0}, {u.rows(), u.cols()}),
+        "cuboid::mpi::fill_local", policy({0, 0}, {u.rows(), u.cols()}),
         KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
           data[off + i + j * ld] = exec::element<Scalar>(seed, id, u.i0 + i, u.j0 + j);
         });
@@ -53,4 +55,4 @@ void fill_local(const LocalStorage<Scalar>& M, const MatrixDist& d, int rank, st
   Kokkos::DefaultHostExecutionSpace().fence();
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

@@ -18,7 +18,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessorFigures, name, kind, space, threads,
 
 }  // namespace cuboid::pipeline
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPhases, calibrate_s, partition_s, exchange_s, compute_s,
                                    reduce_s, total_s)
@@ -58,4 +58,4 @@ void from_json(const nlohmann::json& j, RankFigures& f) {
   f.environment = j.contains("environment") ? j["environment"] : nlohmann::json();
 }
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

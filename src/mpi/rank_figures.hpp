@@ -10,7 +10,7 @@
 
 #include "pipeline/figures.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
 
 struct RankPhases {  // seconds, of the median repetition
   double calibrate_s = 0, partition_s = 0, exchange_s = 0, compute_s = 0, reduce_s = 0, total_s = 0;
@@ -60,4 +60,4 @@ struct RankFigures {
 void to_json(nlohmann::json& j, const RankFigures& f);
 void from_json(const nlohmann::json& j, RankFigures& f);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

@@ -21,7 +21,27 @@
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::aligned_distribution;
+using layout::AxisOrder;
+using layout::block_cyclic_distribution;
+using layout::c_panel;
+using layout::choose_rank_partition;
+using layout::describe;
+using layout::Distribution;
+using layout::grouped_order;
+using layout::MatrixDist;
+using layout::MemoryLimitTooSmall;
+using layout::model_time;
+using layout::model_traffic;
+using layout::near_square_grid;
+using layout::NoCandidateFits;
+using layout::Piece;
+using layout::predict_rank_memory;
+using layout::ProcessGrid;
+using layout::RankPartition;
+using layout::RankPartitionRequest;
+using layout::Streaming;
 namespace {
 
 // The rank partition as integers, so that rank 0 can hand it to everyone: the order's three
@@ -313,9 +333,8 @@ class RankRun {
       if (!ex_->c_in_place())
         for (int b = 0; b < ex_->boxes(); ++b) {
           const exec::Rect& c = ex_->box_panel(b);
-          box_c_.emplace_back(
-              Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::C_box"), c.rows(),
-              c.cols());
+          box_c_.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::mpi::C_box"),
+                              c.rows(), c.cols());
         }
     } catch (const KeyedError& e) {
       failure = keyed(e);
@@ -353,9 +372,9 @@ class RankRun {
   }
 
   void allocate_panels() {
-    a_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_panel"),
+    a_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::mpi::A_panel"),
                        std::size_t(max_a_));
-    b_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_panel"),
+    b_panel_ = Storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::mpi::B_panel"),
                        std::size_t(max_b_));
   }
 
@@ -372,9 +391,9 @@ class RankRun {
 
   void generate_matrices() {
     const Distribution& d = dist();
-    A_ = local_storage<Scalar>(d.a, me_, "cuboid::dist::A");
-    B_ = local_storage<Scalar>(d.b, me_, "cuboid::dist::B");
-    C_ = local_storage<Scalar>(d.c, me_, "cuboid::dist::C");
+    A_ = local_storage<Scalar>(d.a, me_, "cuboid::mpi::A");
+    B_ = local_storage<Scalar>(d.b, me_, "cuboid::mpi::B");
+    C_ = local_storage<Scalar>(d.c, me_, "cuboid::mpi::C");
     fill_local(A_, d.a, me_, s_.seed, exec::MatrixId::A);
     fill_local(B_, d.b, me_, s_.seed, exec::MatrixId::B);
     // No copy of C0 is kept: C is regenerated from the seed before each repetition (C0 is read
@@ -664,4 +683,4 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
 CUBOID_FOR_EACH_SCALAR(CUBOID_RUN_DISTRIBUTED)
 #undef CUBOID_RUN_DISTRIBUTED
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

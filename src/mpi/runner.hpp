@@ -27,7 +27,8 @@
 #include "platform/calibration.hpp"
 #include "platform/processor.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::RankPartition;
 
 struct DistSettings {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
@@ -137,4 +138,4 @@ DistOutcome run_distributed(const DistSettings& s, const Communicator& comm,
                             RankProcessors<Scalar>& processors,
                             const std::function<std::string(const std::string&)>& locate);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

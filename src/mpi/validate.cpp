@@ -14,7 +14,10 @@
 #include "exec/validate.hpp"
 #include "kokkos_ext/compat.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::BlockCyclic;
+using layout::Distribution;
+using layout::MatrixDist;
 namespace {
 
 double gamma(double j, double u) { return j * u / (1.0 - j * u); }
@@ -275,12 +278,12 @@ struct ProductBuffers {
   exec::HostMatrix<T> D;
   exec::HostMatrix<R> W;
   ProductBuffers(std::int64_t rows, std::int64_t cols, std::int64_t kd)
-      : Ar(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_rows"), rows, kd),
-        Aa(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::A_rows_abs"), rows, kd),
-        Bc(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_cols"), kd, cols),
-        Ba(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::dist::B_cols_abs"), kd, cols),
-        D("cuboid::dist::AB", rows, cols),
-        W("cuboid::dist::AB_abs", rows, cols) {}
+      : Ar(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::mpi::A_rows"), rows, kd),
+        Aa(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::mpi::A_rows_abs"), rows, kd),
+        Bc(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::mpi::B_cols"), kd, cols),
+        Ba(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::mpi::B_cols_abs"), kd, cols),
+        D("cuboid::mpi::AB", rows, cols),
+        W("cuboid::mpi::AB_abs", rows, cols) {}
 };
 
 // D = op(A)(rows, :) op(B)(:, cols) and W = |op(A)||op(B)| for the nr rows `row` and the nc
@@ -305,7 +308,7 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
     auto aa = Kokkos::subview(buf.Aa, rows, slab);
     auto bc = Kokkos::subview(buf.Bc, slab, cols);
     auto ba = Kokkos::subview(buf.Ba, slab, cols);
-    Kokkos::parallel_for("cuboid::dist::rows_of_A", policy({0, 0}, {nr, nl}),
+    Kokkos::parallel_for("cuboid::mpi::rows_of_A", policy({0, 0}, {nr, nl}),
                          // Host lambdas (host policy): they read std::vectors of indices.
                          [=](std::int64_t i, std::int64_t l) {
                            const Scalar x =
@@ -313,13 +316,12 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
                            ar(i, l) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
                            aa(i, l) = R(exec::magnitude(x));
                          });
-    Kokkos::parallel_for("cuboid::dist::columns_of_B", policy({0, 0}, {nl, nc}),
-                         [=](std::int64_t l, std::int64_t j) {
-                           const Scalar x =
-                               op_element<Scalar>(seed, exec::MatrixId::B, op_b, l0 + l, col[j]);
-                           bc(l, j) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
-                           ba(l, j) = R(exec::magnitude(x));
-                         });
+    Kokkos::parallel_for(
+        "cuboid::mpi::columns_of_B", policy({0, 0}, {nl, nc}), [=](std::int64_t l, std::int64_t j) {
+          const Scalar x = op_element<Scalar>(seed, exec::MatrixId::B, op_b, l0 + l, col[j]);
+          bc(l, j) = exec::make_scalar<T>(exec::real_part(x), exec::imag_part(x));
+          ba(l, j) = R(exec::magnitude(x));
+        });
     host.fence();
     kokkos_ext::gemm(host, T(1), ar, bc, l0 == 0 ? T(0) : T(1), d);
     kokkos_ext::gemm(host, R(1), aa, ba, l0 == 0 ? R(0) : R(1), w);
@@ -523,4 +525,4 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
 CUBOID_FOR_EACH_SCALAR(CUBOID_VALIDATE_DISTRIBUTED)
 #undef CUBOID_VALIDATE_DISTRIBUTED
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

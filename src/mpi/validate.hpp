@@ -56,7 +56,8 @@
 #include "mpi/communicator.hpp"
 #include "mpi/local_matrix.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::Distribution;
 
 struct DistValidation {
   bool passed = false;
@@ -103,4 +104,4 @@ DistValidation validate_distributed(const Communicator& comm, const Distribution
 // The row of C checked in tile row `I` (rows [I tile, min((I+1) tile, m))), from the seed.
 std::int64_t sampled_row(std::uint64_t seed, std::int64_t I, std::int64_t tile, std::int64_t m);
 
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

@@ -15,7 +15,7 @@
 #include "layout/rank_partition.hpp"
 #include "layout/rank_zones.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 namespace {
 
 using partition::Algorithm;
@@ -502,4 +502,4 @@ TEST(CommPlan, RejectsZonesThatAreNotOnePerRank) {
 }
 
 }  // namespace
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -8,7 +8,7 @@
 
 #include "layout/distribution.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 namespace {
 
 using partition::TileBox;
@@ -130,4 +130,4 @@ TEST(Distribution, AlignedCOfALoneBoxIsOnePanel) {
 }
 
 }  // namespace
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

@@ -13,7 +13,7 @@
 #include "layout/rank_partition.hpp"
 #include "layout/rank_zones.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 namespace {
 
 using partition::TileBox;
@@ -413,4 +413,4 @@ TEST(Model, EqualRanksOnACubeStayWithinTheNrrpGuarantee) {
 }
 
 }  // namespace
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

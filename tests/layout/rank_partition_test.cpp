@@ -10,7 +10,7 @@
 #include "layout/model.hpp"
 #include "layout/rank_partition.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 namespace {
 
 // Many ranks in the aligned layout: every zone's projections would be visited to place the data
@@ -46,9 +46,9 @@ TEST(RankPartition, AlignedFloorLetsSmallProblemsThrough) {
 }
 
 }  // namespace
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout
 
-namespace cuboid::dist {
+namespace cuboid::layout {
 namespace {
 
 RankPartitionRequest block_cyclic_request() {
@@ -214,4 +214,4 @@ TEST(RankPartition, StationaryCandidatesFollowTheStoredOwners) {
 }
 
 }  // namespace
-}  // namespace cuboid::dist
+}  // namespace cuboid::layout

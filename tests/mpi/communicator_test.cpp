@@ -7,7 +7,7 @@
 
 #include "mpi/communicator.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
 namespace {
 
 using Block = Communicator::Block;
@@ -57,4 +57,4 @@ TEST(CutIntoMessages, NothingToSendIsOneEmptyMessage) {
 }
 
 }  // namespace
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

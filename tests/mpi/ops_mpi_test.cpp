@@ -24,7 +24,8 @@
 #include "pipeline/local_multiply.hpp"
 #include "platform/processor.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::Distribution;
 namespace {
 
 const Communicator& world() {
@@ -169,4 +170,4 @@ TEST(OpsAcrossRanks, ComplexFloat) { every_op_pair<Kokkos::complex<float>>(); }
 TEST(OpsAcrossRanks, ComplexDouble) { every_op_pair<Kokkos::complex<double>>(); }
 
 }  // namespace
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

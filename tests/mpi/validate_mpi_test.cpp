@@ -12,7 +12,13 @@
 #include "mpi/local_matrix.hpp"
 #include "mpi/validate.hpp"
 
-namespace cuboid::dist {
+namespace cuboid::mpi {
+using layout::aligned_distribution;
+using layout::block_cyclic_distribution;
+using layout::Distribution;
+using layout::natural_order;
+using layout::near_square_grid;
+using layout::weighted_cuts;
 namespace {
 
 const Communicator& world() {
@@ -161,4 +167,4 @@ TYPED_TEST(DistValidate, BetaZeroIgnoresANaNStartingC) {
 }
 
 }  // namespace
-}  // namespace cuboid::dist
+}  // namespace cuboid::mpi

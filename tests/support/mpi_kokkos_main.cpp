@@ -7,10 +7,10 @@
 #include "mpi/communicator.hpp"
 
 int main(int argc, char** argv) {
-  cuboid::dist::MpiSession mpi;
+  cuboid::mpi::MpiSession mpi;
   Kokkos::ScopeGuard kokkos(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
-  const cuboid::dist::Communicator world;
+  const cuboid::mpi::Communicator world;
   if (world.rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
