@@ -31,9 +31,8 @@ void calibrate_deck(const deck::Deck& d, bool fresh) {
   auto specs = processors_of(d);
   deck::Deck measured = d;
   measured.platform.measure_speeds = true;
-  // The flops+link model's device rates are measured (or refreshed) and cached too.
-  std::vector<exec::ProcessorRate> rates;
-  const auto speeds = speeds_for<Scalar>(measured, specs, fresh, std::cerr, &rates);
+  // Under the flops+link model, the devices' rates are measured (or refreshed) and cached too.
+  const auto speeds = calibration_for<Scalar>(measured, specs, fresh, std::cerr).speeds;
   double total = 0;
   for (const auto& s : speeds) total += s.gflops;
   std::cout << fmt::format("{:<10} {:>8} {:>10} {:>8} {:>9}\n", "processor", "threads", "GFLOP/s",

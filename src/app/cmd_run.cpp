@@ -290,21 +290,18 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   require_a_task_each(d, specs.size(), product.tiles());
 
   Stopwatch clock;
-  std::vector<exec::ProcessorRate> rates;
-  double reduce_gbs = 0;
-  const auto speeds = speeds_for<Scalar>(d, specs, false, std::cerr, &rates, &reduce_gbs);
+  pipeline::Calibration calibration = calibration_for<Scalar>(d, specs, false, std::cerr);
   const double calibration_s = clock.seconds();
-  check_speeds(d, speeds);
-  std::vector<double> gflops;
-  for (const auto& s : speeds) gflops.push_back(s.gflops);
+  const auto& speeds = calibration.speeds;
+  const std::vector<double> gflops = calibration.gflops();
 
   // Partition the tile cuboid, then turn zones into steps, on the run's one set of workers.
   clock.restart();
   const PartitionChoice choice = choose(d, specs, gflops, elem);
   pipeline::LocalOptions options = local_options_for(d, specs, elem);
   options.algorithm = choice.algorithm, options.discretization = choice.discretization;
-  options.rates = std::move(rates);
-  options.reduce_gbs = reduce_gbs;
+  options.rates = std::move(calibration.rates);
+  options.reduce_gbs = calibration.reduce_gbs;
   pipeline::LocalMultiply<Scalar> lm(specs, gflops, options);
   pipeline::LocalPlan plan;
   try {

@@ -400,14 +400,15 @@ void print_validation_failure(const mpi::DistValidation& val, exec::Fault fault)
 // Rank 0: the summary, the per-rank table and the JSON record.
 template <class Scalar>
 int report(const deck::Deck& d, const mpi::DistSettings& s, const mpi::DistOutcome& out,
-           const std::string* json) {
+           const std::string* json, const std::string& speed_model) {
   const auto& pr = d.problem;
   const double elem = double(sizeof(Scalar));
   bool model_agrees = true;
   const auto measured = measured_traffic(out, elem, model_agrees);
   const auto msum = layout::summarize(measured, pr.m, pr.n, pr.k),
              model_sum = layout::summarize(out.partition.traffic, pr.m, pr.n, pr.k);
-  const report::RunRecord rec = record_of(d, s, out, scalar_type_of<Scalar>());
+  report::RunRecord rec = record_of(d, s, out, scalar_type_of<Scalar>());
+  rec.speed_model = speed_model;
   report::print_summary(std::cout, rec);
   print_ranks(s, out, model_sum, model_agrees, elem);
   const nlohmann::json phases = print_phases(out);
@@ -515,14 +516,14 @@ int run_rank(const deck::Deck& d, const mpi::Communicator& comm, const std::stri
     check_rank_memory(d, comm, sizeof(Scalar), dry_run);
     const auto specs = processors_of(d);
     Stopwatch clock;
-    procs.speeds = speeds_for<Scalar>(d, specs, false, progress);
+    // With the flops+link model's rates (none under platform.speed_model = "flops"), so that
+    // each rank's local plan weighs its copying processors' links as a single run does.
+    const pipeline::Calibration calibration = calibration_for<Scalar>(d, specs, false, progress);
+    procs.speeds = calibration.speeds;
     procs.calibration_s = clock.seconds();
-    check_speeds(d, procs.speeds);
-    std::vector<double> gflops;
-    for (const auto& sp : procs.speeds) gflops.push_back(sp.gflops);
     procs.engines_before = exec::Engine<Scalar>::created();
-    local = std::make_unique<pipeline::LocalMultiply<Scalar>>(
-        specs, gflops, local_options_for(d, specs, sizeof(Scalar)));
+    local = pipeline::make_local<Scalar>(specs, calibration,
+                                         local_options_for(d, specs, sizeof(Scalar)));
     procs.local = local.get();
   } catch (...) {
     failure = std::current_exception();
@@ -545,7 +546,7 @@ int run_rank(const deck::Deck& d, const mpi::Communicator& comm, const std::stri
       progress << fmt::format("run: repetition {}/{}: {:.4f} s, {:.2f} GFLOP/s ({} ranks)\n", r + 1,
                               out.times_s.size(), out.times_s[r], flops / out.times_s[r] / 1e9,
                               out.ranks);
-    return report<Scalar>(d, s, out, json);
+    return report<Scalar>(d, s, out, json, local->options().rates.empty() ? "flops" : "flops+link");
   }
   return out.validated && !out.validation.passed ? kValidationFailed : 0;
 }

@@ -2,10 +2,7 @@
 
 #include <memory>
 
-#include "exec/calibrate.hpp"
-#include "partition/speeds.hpp"
 #include "partition/strategy.hpp"
-#include "pipeline/rates.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -52,6 +49,10 @@ exec::PlanOptions plan_options_for(const deck::Deck& d,
                                    std::size_t element_bytes) {
   try {
     return pipeline::plan_options_for(specs, element_bytes, d.platform.memory_budget_mib);
+  } catch (const pipeline::CalibrationRefused& e) {
+    throw Error(d.location(e.key) + ": partition.discretization = \"" +
+                std::string(partition::to_string(d.partition.discretization)) + "\" with " +
+                d.at("problem.tile") + " (calibration on " + e.problem + "): " + e.why);
   } catch (const KeyedError& e) {
     throw Error(d.location(e.key) + ": " + e.what());
   }
@@ -71,73 +72,53 @@ pipeline::LocalOptions local_options_for(const deck::Deck& d,
 }
 
 template <class Scalar>
-std::vector<platform::Speed> speeds_for(const deck::Deck& d,
-                                        const std::vector<platform::ProcessorSpec>& specs,
-                                        bool fresh, std::ostream& progress,
-                                        std::vector<exec::ProcessorRate>* rates,
-                                        double* reduce_gbs) {
-  std::vector<platform::Speed> speeds;
-  if (!d.platform.measure_speeds) {
-    for (double s : d.platform.speeds) speeds.push_back(platform::Speed{s, "deck"});
-    return speeds;
-  }
+pipeline::Calibration calibration_for(const deck::Deck& d,
+                                      const std::vector<platform::ProcessorSpec>& specs, bool fresh,
+                                      std::ostream& progress) {
+  pipeline::SpeedSource source;
+  if (!d.platform.measure_speeds) source.given = d.platform.speeds, source.given_label = "deck";
+  if (d.platform.use_speed_cache) source.cache_path = platform::default_speed_cache_path();
+  source.remeasure = fresh;
+  source.link_model = !d.platform.speed_model_flops_only;
   const auto& p = d.problem;
-  exec::PlanOptions options = plan_options_for(d, specs, sizeof(Scalar));
-  options.beta_is_one = p.beta == 1.0 && p.beta_im == 0.0;
-  options.beta_is_zero = p.beta == 0.0 && p.beta_im == 0.0;
-  const exec::CalibrationProblem problem = exec::calibration_problem(
-      p.m, p.n, p.k, p.tile, d.partition.algorithm, d.partition.discretization, options);
-  std::unique_ptr<platform::SpeedCache> cache;
-  if (d.platform.use_speed_cache)
-    cache = std::make_unique<platform::SpeedCache>(platform::default_speed_cache_path());
-  // Speeds are the processors' own: platform.slowdown is a surprise the partition does not know.
-  auto unslowed = specs;
-  for (auto& s : unslowed) s.slowdown = 1;
+  pipeline::CalibrationShape shape;
+  shape.m = p.m, shape.n = p.n, shape.k = p.k, shape.tile = p.tile;
+  shape.algorithm = d.partition.algorithm, shape.discretization = d.partition.discretization;
+  shape.beta_is_zero = p.beta == 0.0 && p.beta_im == 0.0;
+  shape.beta_is_one = p.beta == 1.0 && p.beta_im == 0.0;
+  const exec::PlanOptions plan = plan_options_for(d, specs, sizeof(Scalar));
   try {
-    speeds = platform::calibrate(
-        specs, deck::to_string(p.precision), problem.describe(),
-        [&] { return exec::measure_rates<Scalar>(unslowed, problem, 0.25); }, cache.get(), fresh,
-        progress);
-  } catch (const partition::TooLarge& e) {
-    // Calibration partitions the deck's cuboid (each edge capped) before the run does: the
-    // same refusal, before any time is spent measuring.
-    progress << "\n";
-    throw Error(d.location("partition.discretization") + ": partition.discretization = \"" +
+    return pipeline::calibrate<Scalar>(specs, plan, shape, source, progress);
+  } catch (const pipeline::SpeedsRefused& e) {
+    throw Error(speeds_origin(d, e.from_cache) + ": " + e.what());
+  } catch (const pipeline::CalibrationRefused& e) {
+    throw Error(d.location(e.key) + ": partition.discretization = \"" +
                 std::string(partition::to_string(d.partition.discretization)) + "\" with " +
-                d.at("problem.tile") + " (calibration on " + std::to_string(problem.m) + "x" +
-                std::to_string(problem.n) + "x" + std::to_string(problem.k) + "): " + e.what());
+                d.at("problem.tile") + " (calibration on " + e.problem + "): " + e.why);
+  } catch (const KeyedError& e) {
+    throw Error(d.location(e.key) + ": " + e.what());
   }
-  if (rates != nullptr && !d.platform.speed_model_flops_only) {
-    std::vector<double> gflops;
-    for (const auto& s : speeds) gflops.push_back(s.gflops);
-    *rates = pipeline::model_rates<Scalar>(specs, gflops, cache.get(), fresh, progress, reduce_gbs);
-    if (cache) cache->save();
-  }
-  return speeds;
 }
 
-std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
+std::string speeds_origin(const deck::Deck& d, bool from_cache) {
   if (!d.platform.measure_speeds) return d.at("platform.speeds");
-  for (const auto& s : speeds)
-    if (s.source == "cache")
-      return "speed cache '" + platform::default_speed_cache_path() +
-             "' (platform.speeds not given: measured speeds are cached there; delete the file or "
-             "run `cuboid calibrate --fresh`)";
+  if (from_cache)
+    return "speed cache '" + platform::default_speed_cache_path() +
+           "' (platform.speeds not given: measured speeds are cached there; delete the file or "
+           "run `cuboid calibrate --fresh`)";
   return d.location("platform.speeds") + ": measured speeds";
 }
 
-void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
-  std::vector<double> w;
-  for (const auto& s : speeds) w.push_back(s.gflops);
-  if (const auto problem = partition::speed_problem(w))
-    throw Error(speeds_origin(d, speeds) + ": " + *problem);
+std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds) {
+  bool cached = false;
+  for (const auto& s : speeds) cached = cached || s.source == "cache";
+  return speeds_origin(d, cached);
 }
 
-#define CUBOID_SPEEDS_FOR(Scalar)                                                          \
-  template std::vector<platform::Speed> speeds_for<Scalar>(                                \
-      const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&, \
-      std::vector<exec::ProcessorRate>*, double*);
-CUBOID_FOR_EACH_SCALAR(CUBOID_SPEEDS_FOR)
-#undef CUBOID_SPEEDS_FOR
+#define CUBOID_CALIBRATION_FOR(Scalar)                    \
+  template pipeline::Calibration calibration_for<Scalar>( \
+      const deck::Deck&, const std::vector<platform::ProcessorSpec>&, bool, std::ostream&);
+CUBOID_FOR_EACH_SCALAR(CUBOID_CALIBRATION_FOR)
+#undef CUBOID_CALIBRATION_FOR
 
 }  // namespace cuboid::app

@@ -9,6 +9,7 @@
 #include "exec/scalar.hpp"
 #include "exec/worker.hpp"
 #include "pipeline/local_multiply.hpp"
+#include "pipeline/prepare.hpp"
 #include "platform/calibration.hpp"
 
 namespace cuboid::app {
@@ -47,23 +48,17 @@ pipeline::LocalOptions local_options_for(const deck::Deck& d,
                                          const std::vector<platform::ProcessorSpec>& specs,
                                          std::size_t element_bytes);
 
-// Speeds from the deck, or measured (through the cache unless `fresh`): all processors at once
-// through the engine, on a plan of the deck's problem (exec::measure_rates). The workers that
-// measure are made and dropped here: the run makes its own set afterwards. With `rates`, measured
-// speeds and platform.speed_model = "flops+link", also the model's rates through the same cache
-// (pipeline::model_rates: empty when no processor is a device); left empty otherwise.
+// Speeds from the deck, or measured (through the cache unless `fresh`), checked, and under
+// platform.speed_model = "flops+link" the model's rates: the pipeline's one preparation
+// (pipeline::calibrate), its errors named by the deck's file, line and key.
 template <class Scalar>
-std::vector<platform::Speed> speeds_for(const deck::Deck& d,
-                                        const std::vector<platform::ProcessorSpec>& specs,
-                                        bool fresh, std::ostream& progress,
-                                        std::vector<exec::ProcessorRate>* rates = nullptr,
-                                        double* reduce_gbs = nullptr);
+pipeline::Calibration calibration_for(const deck::Deck& d,
+                                      const std::vector<platform::ProcessorSpec>& specs, bool fresh,
+                                      std::ostream& progress);
 
 // Where the speeds came from, for messages about them: "deck.toml:7:10: platform.speeds", the
 // speed cache file, or measured speeds.
+std::string speeds_origin(const deck::Deck& d, bool from_cache);
 std::string speeds_origin(const deck::Deck& d, const std::vector<platform::Speed>& speeds);
-
-// Throws cuboid::Error naming speeds_origin() when the speeds cannot be partitioned.
-void check_speeds(const deck::Deck& d, const std::vector<platform::Speed>& speeds);
 
 }  // namespace cuboid::app

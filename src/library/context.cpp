@@ -18,13 +18,11 @@
 #include <unistd.h>
 #endif
 
-#include "exec/calibrate.hpp"
 #include "exec/matrices.hpp"
 #include "kokkos_ext/compat.hpp"
 #include "library/context_internals.hpp"
-#include "partition/speeds.hpp"
 #include "pipeline/local_multiply.hpp"
-#include "pipeline/rates.hpp"
+#include "pipeline/prepare.hpp"
 #include "platform/calibration.hpp"
 #include "platform/device_calls.hpp"
 
@@ -137,44 +135,36 @@ struct Context::Impl {
       if (message.rfind(deck_key, 0) == 0) message.replace(0, deck_key.size(), "memory_budget_mib");
       throw KeyedError("memory_budget_mib", message);
     }
-    std::unique_ptr<platform::SpeedCache> cache;
-    if (!options.speeds.empty()) {
-      for (double s : options.speeds) st.speeds.push_back({s, "given"});
-    } else {
-      if (!options.speed_cache.empty())
-        cache = std::make_unique<platform::SpeedCache>(options.speed_cache == "default"
-                                                           ? platform::default_speed_cache_path()
-                                                           : options.speed_cache);
-      else if (options.reproducible)
-        throw KeyedError("reproducible",
-                         "reproducible: needs given speeds or a speed cache to record them in");
-      const auto problem =
-          exec::calibration_problem(m, n, k, options.tile > 0 ? options.tile : tile_for(m, n, k),
-                                    algorithm, partition::Discretization::precise, plan_options);
-      std::ostringstream quiet;
-      st.speeds = platform::calibrate(
-          specs, std::string(to_string(scalar_type_of<Scalar>())), problem.describe(),
-          [&] { return exec::measure_rates<Scalar>(specs, problem, 0.25); }, cache.get(), false,
-          quiet);
-    }
-    std::vector<double> gflops;
-    for (const auto& s : st.speeds) gflops.push_back(s.gflops);
-    if (const auto problem = partition::speed_problem(gflops)) {
-      st.speeds.clear();
-      throw KeyedError("speeds", "the processors' speeds: " + *problem);
+    pipeline::SpeedSource source;
+    source.given = options.speeds;
+    if (options.speeds.empty() && !options.speed_cache.empty())
+      source.cache_path = options.speed_cache == "default" ? platform::default_speed_cache_path()
+                                                           : options.speed_cache;
+    else if (options.speeds.empty() && options.reproducible)
+      throw KeyedError("reproducible",
+                       "reproducible: needs given speeds or a speed cache to record them in");
+    pipeline::CalibrationShape shape;
+    shape.m = m, shape.n = n, shape.k = k;
+    shape.tile = options.tile > 0 ? options.tile : tile_for(m, n, k);
+    shape.algorithm = algorithm;
+    std::ostringstream quiet;
+    pipeline::Calibration calibration;
+    try {
+      calibration = pipeline::calibrate<Scalar>(specs, plan_options, shape, source, quiet);
+    } catch (const pipeline::SpeedsRefused& e) {
+      // The library's names: the context's speeds, given or measured.
+      throw KeyedError("speeds", std::string("the processors' speeds: ") + e.what());
+    } catch (const pipeline::CalibrationRefused& e) {
+      // The calibration's partition refused the tile: the context's option.
+      throw KeyedError("tile", "tile = " + std::to_string(shape.tile) + " (calibration on " +
+                                   e.problem + "): " + e.why);
     }
     pipeline::LocalOptions lo;
     lo.algorithm = algorithm, lo.discretization = discretization;
     lo.plan = plan_options;
-    // Measured speeds: a device is modelled with its GEMM rate and link (flops+link), through
-    // the same cache.
-    if (options.speeds.empty()) {
-      std::ostringstream quiet;
-      lo.rates =
-          pipeline::model_rates<Scalar>(specs, gflops, cache.get(), false, quiet, &lo.reduce_gbs);
-      if (cache) cache->save();
-    }
-    st.local = std::make_unique<pipeline::LocalMultiply<Scalar>>(specs, gflops, lo);
+    // Built before the speeds are kept: a failure in between leaves nothing half-made.
+    st.local = pipeline::make_local<Scalar>(specs, calibration, lo);
+    st.speeds = std::move(calibration.speeds);
     last.calibration_s = seconds_since(t0);
   }
 
