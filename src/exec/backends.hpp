@@ -4,8 +4,9 @@
 // Queues: three in-order instances (copies in, GEMMs, copies out), events that order work
 // between them without the host, and the times the device clock saw.
 //
-// Each wait of the queues themselves is marked `// wait: staged-TAG` or `// wait: device-TAG`,
-// like the pipeline's (scripts/remove-waits removes each in turn).
+// Each wait of the queues themselves is written CUBOID_WAIT("staged-TAG", ...) or
+// CUBOID_WAIT("device-TAG", ...), like the pipeline's (exec/waits.hpp: scripts/remove-waits
+// skips each in turn).
 //
 // Queues interface (every backend):
 //   Event record(Lane)                 marks the current end of a lane
@@ -34,6 +35,7 @@
 
 #include "exec/device_runtime.hpp"
 #include "exec/emulated_runtime.hpp"
+#include "exec/waits.hpp"
 #include "exec/work_queue.hpp"
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
@@ -83,13 +85,11 @@ struct StagedHostBackend {
     void wait(Lane l, const Event& e) {
       if (e.queue == nullptr || e.queue == &q_[l]) return;  // a lane is in order by itself
       q_[l].submit([this, l, e] {
-        e.wait();  // wait: staged-lane-event
+        CUBOID_WAIT("staged-lane-event", e.wait());
         waited_until_[l] = std::chrono::steady_clock::now();
       });
     }
-    static void sync(const Event& e) {
-      e.wait();  // wait: staged-host-event
-    }
+    static void sync(const Event& e) { CUBOID_WAIT("staged-host-event", e.wait()); }
     void upload(Lane l, void* dst, const void* src, std::size_t bytes) { copy(l, dst, src, bytes); }
     void download(Lane l, void* dst, const void* src, std::size_t bytes) {
       copy(l, dst, src, bytes);
@@ -133,7 +133,7 @@ struct StagedHostBackend {
       std::exception_ptr first;
       for (auto& q : q_) {
         try {
-          q.fence();  // wait: staged-finish
+          CUBOID_WAIT("staged-finish", q.fence());
         } catch (...) {
           if (!first) first = std::current_exception();
         }
@@ -235,10 +235,10 @@ struct DeviceBackendOn {
       return e;
     }
     void wait(Lane l, const Event& e) {
-      if (e) Runtime::wait_event(inst_[l], e);  // wait: device-lane-event
+      if (e) CUBOID_WAIT("device-lane-event", Runtime::wait_event(inst_[l], e));
     }
     static void sync(const Event& e) {
-      if (e) Runtime::sync_event(e);  // wait: device-host-event
+      if (e) CUBOID_WAIT("device-host-event", Runtime::sync_event(e));
     }
     void upload(Lane l, void* dst, const void* src, std::size_t bytes) {
       const Event a = record(l);
@@ -265,7 +265,8 @@ struct DeviceBackendOn {
     }
     void poll() {
       while (!then_.empty()) {
-        if (!Runtime::event_done(then_.front().first)) return;  // wait: device-then-after-event
+        CUBOID_WAIT("device-then-after-event",
+                    if (!Runtime::event_done(then_.front().first)) return );
         then_.front().second();
         then_.pop_front();
       }
@@ -276,7 +277,7 @@ struct DeviceBackendOn {
       start_ = record(lane_compute);
     }
     void finish() {
-      for (auto& i : inst_) Runtime::fence(i);  // wait: device-finish
+      CUBOID_WAIT("device-finish", for (auto& i : inst_) Runtime::fence(i));
       poll();
     }
     LaneTimes times() const {

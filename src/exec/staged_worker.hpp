@@ -6,8 +6,9 @@
 // chunk overlaps the copy of the previous one), and every ordering between the queues is an
 // event, so the GEMM queue holds the next step while the current one runs. The host waits only
 // where it must touch memory a queue still uses: a staging chunk before packing into it again,
-// and a drained C block before unpacking it. Each wait below is marked `// wait:` with what
-// it protects; tests/exec/engine_test.cpp (Ordering*) fails when any one of them is removed.
+// and a drained C block before unpacking it. Each wait below is a CUBOID_WAIT whose tag says
+// what it protects; tests/exec/engine_test.cpp (Ordering*) fails when any one of them is
+// skipped (exec/waits.hpp).
 //
 // A and B panels have two buffers each. A step whose panel is already in one (the same block
 // of the same matrix, copied earlier in this run: the plan orders steps so that consecutive
@@ -128,10 +129,10 @@ class StagedWorker final : public Worker<Scalar> {
     for (;;) {
       const Step& step = *cur.step;
       const int cs = c_slot;
-      queues_.wait(lane_compute, in_ready_[s % 2]);  // wait: gemm-after-inputs
+      CUBOID_WAIT("gemm-after-inputs", queues_.wait(lane_compute, in_ready_[s % 2]));
       // A block the GEMM overwrites (no old C) must first have left the slot.
       const bool overwrites = new_block && !step.c_in;
-      if (overwrites) queues_.wait(lane_compute, drained_[cs]);  // wait: gemm-after-drain
+      if (overwrites) CUBOID_WAIT("gemm-after-drain", queues_.wait(lane_compute, drained_[cs]));
       const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
                           : step.beta == BetaUse::zero ? Scalar(0)
                                                        : ctx.beta;
@@ -153,8 +154,8 @@ class StagedWorker final : public Worker<Scalar> {
       ++st.steps;
 
       if (step.c_out) {
-        complete_drain(cs, ctx);       // wait: restage-after-unpack
-        queues_.wait(lane_out, done);  // wait: drain-after-gemm
+        CUBOID_WAIT("restage-after-unpack", complete_drain(cs, ctx));
+        CUBOID_WAIT("drain-after-gemm", queues_.wait(lane_out, done));
         const std::int64_t rows = step.c.rows(), cols = step.c.cols();
         Pending& pd = pending_[cs];
         pd = Pending{true, step, {}, 0};
@@ -172,8 +173,8 @@ class StagedWorker final : public Worker<Scalar> {
       cur = next;
       issue_inputs(cur, ++s, c_slot, ctx, st);
     }
-    complete_drain(0, ctx);  // wait: final-unpack
-    complete_drain(1, ctx);  // wait: final-unpack
+    CUBOID_WAIT("final-unpack", complete_drain(0, ctx));
+    CUBOID_WAIT("final-unpack", complete_drain(1, ctx));
     queues_.finish();
     const LaneTimes t = queues_.times();
     st.copy_s = t.copy_s, st.busy_s = t.busy_s, st.stall_s = t.stall_s;
@@ -294,7 +295,7 @@ class StagedWorker final : public Worker<Scalar> {
                     const Scalar* stage, const Column& column) {
     for (int x = 0; x < n; ++x) {
       const Chunk& ch = chunks[std::size_t(x)];
-      Queues::sync(ch.done);  // wait: unpack-after-drain
+      CUBOID_WAIT("unpack-after-drain", Queues::sync(ch.done));
       // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
       [[maybe_unused]] const bool large =
           double(rows) * double(ch.j1 - ch.j0) * sizeof(Scalar) > double(1 << 22);
@@ -347,7 +348,8 @@ class StagedWorker final : public Worker<Scalar> {
       const std::int64_t je = std::min(j1, jc + per_chunk);
       const int r = ring_next_;
       ring_next_ = (ring_next_ + 1) % kRing;
-      Queues::sync(ring_free_[r]);  // wait: pack-after-copy (the chunk's last copy has read it)
+      CUBOID_WAIT("pack-after-copy",
+                  Queues::sync(ring_free_[r]));  // the chunk's last copy has read it
       Scalar* chunk = ring_.data() + r * chunk_;
       // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
       [[maybe_unused]] const bool large =
@@ -378,7 +380,7 @@ class StagedWorker final : public Worker<Scalar> {
     }
     // A GEMM may still read the other buffer (the panel of the step before the previous).
     const std::size_t x = std::size_t(p.last ^ 1);
-    queues_.wait(lane_in, p.read[x]);  // wait: inputs-after-gemm
+    CUBOID_WAIT("inputs-after-gemm", queues_.wait(lane_in, p.read[x]));
     p.key[x] = key;
     p.last = int(x);
     upload(p.buf[x].data(), src, i0, i1, j0, j1, st);
@@ -402,8 +404,9 @@ class StagedWorker final : public Worker<Scalar> {
       // The old C may be a block drained earlier and not yet unpacked.
       for (int p = 0; p < 2; ++p)
         if (pending_[p].active && overlaps(pending_[p].step, step))
-          complete_drain(p, ctx);           // wait: c-in-after-unpack
-      queues_.wait(lane_in, drained_[cs]);  // wait: c-in-after-drain (the slot's last block left)
+          CUBOID_WAIT("c-in-after-unpack", complete_drain(p, ctx));
+      CUBOID_WAIT("c-in-after-drain",
+                  queues_.wait(lane_in, drained_[cs]));  // the slot's last block left
       const auto [home, i_off, j_off] = c_home(step, ctx);
       upload(c_buf_[cs].data(), home, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off,
              step.c.j1 - j_off, st);
