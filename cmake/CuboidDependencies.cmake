@@ -182,9 +182,10 @@ if(Kokkos_ENABLE_CUDA)
   # Libraries that never see Kokkos skip nvcc: nvcc's front end rejects some host-only headers
   # (toml++'s `if constexpr` in generic lambdas), and the host compiler is faster anyway.
   # cuboid_library() applies it (CuboidHelpers.cmake).
-  # Only partition, layout, util and deck are free of Kokkos: their code cannot differ between
-  # backends, and nvcc takes about three times as long as the host compiler over them.
+  # These libraries are free of Kokkos: their code cannot differ between backends, and nvcc
+  # takes about three times as long as the host compiler over them.
   set(CUBOID_HOST_ONLY_TARGETS cuboid_deck cuboid_partition cuboid_layout cuboid_util
+      cuboid_report cuboid_exec_plan cuboid_app_model
       CACHE STRING "Targets nvcc_wrapper hands to the host compiler")
 endif()
 
