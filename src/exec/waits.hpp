@@ -16,9 +16,9 @@ std::string_view skipped_wait();
 }  // namespace cuboid::exec
 
 // The statement may hold commas (template arguments), hence the variadic form.
-#define CUBOID_WAIT(tag, ...)                                                           \
-  do {                                                                                  \
+#define CUBOID_WAIT(tag, ...)                                                                \
+  do {                                                                                       \
     if (::cuboid::exec::skipped_wait().empty() || ::cuboid::exec::skipped_wait() != (tag)) { \
-      __VA_ARGS__;                                                                      \
-    }                                                                                   \
+      __VA_ARGS__;                                                                           \
+    }                                                                                        \
   } while (0)

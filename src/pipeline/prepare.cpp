@@ -24,14 +24,12 @@ std::optional<std::string> speeds_problem(const std::vector<platform::Speed>& sp
 
 namespace {
 
-std::vector<platform::Speed> measured_speeds(const std::vector<platform::ProcessorSpec>& specs,
-                                             const exec::CalibrationProblem& problem,
-                                             const std::string& precision,
-                                             platform::SpeedCache* cache, bool remeasure,
-                                             std::ostream& progress,
-                                             std::vector<double> (*measure)(
-                                                 const std::vector<platform::ProcessorSpec>&,
-                                                 const exec::CalibrationProblem&, double)) {
+std::vector<platform::Speed> measured_speeds(
+    const std::vector<platform::ProcessorSpec>& specs, const exec::CalibrationProblem& problem,
+    const std::string& precision, platform::SpeedCache* cache, bool remeasure,
+    std::ostream& progress,
+    std::vector<double> (*measure)(const std::vector<platform::ProcessorSpec>&,
+                                   const exec::CalibrationProblem&, double)) {
   auto unslowed = specs;
   for (auto& s : unslowed) s.slowdown = 1;
   try {
@@ -65,9 +63,9 @@ Calibration calibrate(const std::vector<platform::ProcessorSpec>& specs,
     options.beta_is_zero = shape.beta_is_zero, options.beta_is_one = shape.beta_is_one;
     const exec::CalibrationProblem problem = exec::calibration_problem(
         shape.m, shape.n, shape.k, shape.tile, shape.algorithm, shape.discretization, options);
-    c.speeds = measured_speeds(specs, problem, std::string(to_string(scalar_type_of<Scalar>())),
-                               cache.get(), source.remeasure, progress,
-                               &exec::measure_rates<Scalar>);
+    c.speeds =
+        measured_speeds(specs, problem, std::string(to_string(scalar_type_of<Scalar>())),
+                        cache.get(), source.remeasure, progress, &exec::measure_rates<Scalar>);
   }
   if (const auto problem = speeds_problem(c.speeds)) {
     bool cached = false;
@@ -91,11 +89,11 @@ std::unique_ptr<LocalMultiply<Scalar>> make_local(const std::vector<platform::Pr
   return std::make_unique<LocalMultiply<Scalar>>(specs, calibration.gflops(), std::move(options));
 }
 
-#define CUBOID_PREPARE(Scalar)                                                                   \
-  template Calibration calibrate<Scalar>(const std::vector<platform::ProcessorSpec>&,            \
-                                         const exec::PlanOptions&, const CalibrationShape&,      \
-                                         const SpeedSource&, std::ostream&);                     \
-  template std::unique_ptr<LocalMultiply<Scalar>> make_local<Scalar>(                            \
+#define CUBOID_PREPARE(Scalar)                                                              \
+  template Calibration calibrate<Scalar>(const std::vector<platform::ProcessorSpec>&,       \
+                                         const exec::PlanOptions&, const CalibrationShape&, \
+                                         const SpeedSource&, std::ostream&);                \
+  template std::unique_ptr<LocalMultiply<Scalar>> make_local<Scalar>(                       \
       const std::vector<platform::ProcessorSpec>&, const Calibration&, LocalOptions);
 CUBOID_FOR_EACH_SCALAR(CUBOID_PREPARE)
 

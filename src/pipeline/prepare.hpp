@@ -24,11 +24,11 @@ namespace cuboid::pipeline {
 
 // Where the speeds come from.
 struct SpeedSource {
-  std::vector<double> given;            // non-empty: these speeds, nothing measured, no rates
-  std::string given_label = "given";    // Speed::source of given speeds ("deck" for a deck)
-  std::string cache_path;               // measured speeds are cached there; empty: no cache
-  bool remeasure = false;               // measure even when the cache has them
-  bool link_model = true;               // with measured speeds, the flops+link model's rates
+  std::vector<double> given;          // non-empty: these speeds, nothing measured, no rates
+  std::string given_label = "given";  // Speed::source of given speeds ("deck" for a deck)
+  std::string cache_path;             // measured speeds are cached there; empty: no cache
+  bool remeasure = false;             // measure even when the cache has them
+  bool link_model = true;             // with measured speeds, the flops+link model's rates
 };
 
 // What measured speeds are timed on: the problem (each edge capped by the calibration) and how
@@ -65,14 +65,16 @@ struct SpeedsRefused : KeyedError {
 struct CalibrationRefused : KeyedError {
   CalibrationRefused(const std::string& on, const std::string& reason)
       : KeyedError("partition.discretization", "calibration on " + on + ": " + reason),
-        problem(on), why(reason) {}
+        problem(on),
+        why(reason) {}
   std::string problem;  // "MxNxK", each edge capped
   std::string why;
 };
 
 // Speeds given, cached or measured (all processors together, their slowdown left out: a
 // slowdown is a surprise the partition must not know), checked (SpeedsRefused), and the
-// model's rates when measured. `plan` is the run's (plan_options_for); `progress` gets a line per measurement.
+// model's rates when measured. `plan` is the run's (plan_options_for); `progress` gets a line per
+// measurement.
 template <class Scalar>
 Calibration calibrate(const std::vector<platform::ProcessorSpec>& specs,
                       const exec::PlanOptions& plan, const CalibrationShape& shape,

@@ -59,8 +59,8 @@ TEST_F(Cache, MeasuredRatesAreSavedAndReusedTogether) {
   std::ostringstream progress;
   {
     SpeedCache cache(file());
-    const auto s = calibrate(procs, "double", "m=64", FakeMeasure{{10, 4}, &calls}, &cache, false,
-                             progress);
+    const auto s =
+        calibrate(procs, "double", "m=64", FakeMeasure{{10, 4}, &calls}, &cache, false, progress);
     ASSERT_EQ(s.size(), 2u);
     EXPECT_EQ(s[0].gflops, 10);
     EXPECT_EQ(s[1].gflops, 4);
@@ -68,8 +68,8 @@ TEST_F(Cache, MeasuredRatesAreSavedAndReusedTogether) {
   }
   ASSERT_TRUE(fs::exists(file())) << "the cache's folder is made when it is saved";
   SpeedCache again(file());
-  const auto s = calibrate(procs, "double", "m=64", FakeMeasure{{1, 1}, &calls}, &again, false,
-                           progress);
+  const auto s =
+      calibrate(procs, "double", "m=64", FakeMeasure{{1, 1}, &calls}, &again, false, progress);
   EXPECT_EQ(calls, 1) << "every rate was cached: nothing is measured again";
   EXPECT_EQ(s[0].gflops, 10);
   EXPECT_EQ(s[1].source, "cache");
@@ -88,8 +88,8 @@ TEST_F(Cache, RemeasureAnotherContextOrAnotherSetMeasuresAgain) {
   calibrate(procs, "double", "m=128", FakeMeasure{{9, 3}, &calls}, &cache, false, progress);
   EXPECT_EQ(calls, 4) << "another problem is another entry";
   // The host alone was never measured by itself: rates measured together are not reused alone.
-  const auto alone = calibrate({procs[0]}, "double", "m=64", FakeMeasure{{12}, &calls}, &cache,
-                               false, progress);
+  const auto alone =
+      calibrate({procs[0]}, "double", "m=64", FakeMeasure{{12}, &calls}, &cache, false, progress);
   EXPECT_EQ(calls, 5);
   EXPECT_EQ(alone[0].gflops, 12);
   // The latest measurement of the pair is the one kept.
