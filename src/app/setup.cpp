@@ -49,10 +49,6 @@ exec::PlanOptions plan_options_for(const deck::Deck& d,
                                    std::size_t element_bytes) {
   try {
     return pipeline::plan_options_for(specs, element_bytes, d.platform.memory_budget_mib);
-  } catch (const pipeline::CalibrationRefused& e) {
-    throw Error(d.location(e.key) + ": partition.discretization = \"" +
-                std::string(partition::to_string(d.partition.discretization)) + "\" with " +
-                d.at("problem.tile") + " (calibration on " + e.problem + "): " + e.why);
   } catch (const KeyedError& e) {
     throw Error(d.location(e.key) + ": " + e.what());
   }

@@ -16,10 +16,17 @@
 #include "util/checked.hpp"
 #include "util/error.hpp"
 #include "util/input_file.hpp"
+#include "util/names.hpp"
 #include "util/text.hpp"
 
 namespace cuboid::deck {
 namespace {
+
+// In the order a refusal lists them.
+constexpr Named<Precision> kPrecisions[] = {{Precision::float64, "double"},
+                                            {Precision::float32, "float"},
+                                            {Precision::complex128, "complex-double"},
+                                            {Precision::complex64, "complex-float"}};
 
 std::string position(const std::string& file, const toml::source_region& src) {
   std::ostringstream os;
@@ -85,6 +92,23 @@ double get_number(const toml::node& node, const Origin& at, const std::string& k
   return *v;
 }
 
+// A number from 0 to 10^6; `unit` says what it measures.
+double get_up_to_a_million(const toml::node& node, const Origin& at, const std::string& key,
+                           const std::string& unit) {
+  const double v = get_number(node, at, key);
+  if (v < 0 || v > 1e6)
+    fail(at, key, "must be between 0 and 1000000 (" + unit + "), got " + describe(node));
+  return v;
+}
+
+// A number that must be positive; `unit` says what it measures.
+double get_positive(const toml::node& node, const Origin& at, const std::string& key,
+                    const std::string& unit) {
+  const double v = get_number(node, at, key);
+  if (!(v > 0)) fail(at, key, "must be positive (" + unit + "), got " + describe(node));
+  return v;
+}
+
 bool get_bool(const toml::node& node, const Origin& at, const std::string& key) {
   auto v = node.value_exact<bool>();
   if (!v) fail(at, key, "expected true or false, got " + describe(node));
@@ -107,6 +131,14 @@ T get_choice(const toml::node& node, const Origin& at, const std::string& key,
     names += (names.empty() ? "" : ", ") + ("\"" + name + "\"");
   }
   fail(at, key, "\"" + clip(s) + "\" is not one of " + names);
+}
+
+template <class T, std::size_t N>
+T get_choice(const toml::node& node, const Origin& at, const std::string& key,
+             const Named<T> (&table)[N]) {
+  std::vector<std::pair<std::string, T>> choices;
+  for (const auto& e : table) choices.emplace_back(std::string(e.name), e.value);
+  return get_choice(node, at, key, choices);
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -171,11 +203,7 @@ const std::map<std::string, Setter>& keys() {
       d.problem.tile = get_int(n, at, k, 1, std::int64_t(1) << 20);
     };
     t["problem.precision"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.precision = get_choice<Precision>(n, at, k,
-                                                  {{"double", Precision::float64},
-                                                   {"float", Precision::float32},
-                                                   {"complex-double", Precision::complex128},
-                                                   {"complex-float", Precision::complex64}});
+      d.problem.precision = get_choice(n, at, k, kPrecisions);
     };
     // BLAS's letters, in either case.
     for (const char* key : {"problem.trans_a", "problem.trans_b"})
@@ -273,20 +301,12 @@ const std::map<std::string, Setter>& keys() {
       d.platform.speed_model_flops_only = s == "flops";
     };
     t["platform.staged_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      double v = get_number(n, at, k);
-      if (!(v > 0))
-        fail(at, k,
-             "must be positive (GB/s of the link a staged processor copies over), got " +
-                 describe(n));
-      d.platform.staged_link_gbs = v;
+      d.platform.staged_link_gbs =
+          get_positive(n, at, k, "GB/s of the link a staged processor copies over");
     };
     t["platform.emulated_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      double v = get_number(n, at, k);
-      if (!(v > 0))
-        fail(at, k,
-             "must be positive (GB/s of the link an emulated device copies over), got " +
-                 describe(n));
-      d.platform.emulated_link_gbs = v;
+      d.platform.emulated_link_gbs =
+          get_positive(n, at, k, "GB/s of the link an emulated device copies over");
     };
     t["platform.emulated_gflops"] = [](Deck& d, auto& n, auto& at, auto& k) {
       double v = get_number(n, at, k);
@@ -298,13 +318,8 @@ const std::map<std::string, Setter>& keys() {
       d.platform.emulated_gflops = v;
     };
     t["platform.staged_copy_jitter_us"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      double v = get_number(n, at, k);
-      if (v < 0 || v > 1e6)
-        fail(at, k,
-             "must be between 0 and 1000000 (microseconds of random delay before each staged "
-             "copy), got " +
-                 describe(n));
-      d.platform.staged_copy_jitter_us = v;
+      d.platform.staged_copy_jitter_us =
+          get_up_to_a_million(n, at, k, "microseconds of random delay before each staged copy");
     };
     t["platform.slowdown"] = [](Deck& d, auto& n, auto& at, auto& k) {
       const toml::array* arr = n.as_array();
@@ -323,13 +338,8 @@ const std::map<std::string, Setter>& keys() {
       }
     };
     t["platform.slowdown_after_s"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const double v = get_number(n, at, k);
-      if (v < 0 || v > 1e6)
-        fail(at, k,
-             "must be between 0 and 1000000 (seconds into each run before platform.slowdown "
-             "applies), got " +
-                 describe(n));
-      d.platform.slowdown_after_s = v;
+      d.platform.slowdown_after_s =
+          get_up_to_a_million(n, at, k, "seconds into each run before platform.slowdown applies");
     };
     t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
       if (n.is_string() && get_string(n, at, k) == "auto") {
@@ -719,19 +729,7 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
   return parse_deck(read_input_file(path, kMaxDeckBytes, "the deck"), path, overrides);
 }
 
-std::string to_string(Precision p) {
-  switch (p) {
-    case Precision::float64:
-      return "double";
-    case Precision::float32:
-      return "float";
-    case Precision::complex64:
-      return "complex-float";
-    case Precision::complex128:
-      return "complex-double";
-  }
-  return "?";
-}
+std::string to_string(Precision p) { return std::string(name_of(p, kPrecisions)); }
 bool is_complex(Precision p) { return p == Precision::complex64 || p == Precision::complex128; }
 std::size_t element_bytes(Precision p) {
   switch (p) {

@@ -3,26 +3,18 @@
 #include <algorithm>
 #include <vector>
 
+#include "util/names.hpp"
+
 namespace cuboid::exec {
 
-std::optional<Fault> parse_fault(std::string_view name) {
-  if (name == "none") return Fault::none;
-  if (name == "drop-task") return Fault::drop_task;
-  if (name == "corrupt") return Fault::corrupt;
-  return std::nullopt;
-}
+namespace {
+constexpr Named<Fault> kFaults[] = {
+    {Fault::none, "none"}, {Fault::drop_task, "drop-task"}, {Fault::corrupt, "corrupt"}};
+}  // namespace
 
-std::string_view to_string(Fault f) {
-  switch (f) {
-    case Fault::none:
-      return "none";
-    case Fault::drop_task:
-      return "drop-task";
-    case Fault::corrupt:
-      return "corrupt";
-  }
-  return "none";
-}
+std::optional<Fault> parse_fault(std::string_view name) { return value_of(name, kFaults); }
+
+std::string_view to_string(Fault f) { return name_of(f, kFaults, "none"); }
 
 std::optional<DroppedTask> drop_one_task(Plan& plan) {
   const std::int64_t tile = plan.tile;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <type_traits>
 
 namespace cuboid {
 
@@ -101,6 +102,27 @@ double imag_part(const Scalar& x) {
   else
     return (void)x, 0.0;
 }
+
+// One Slot<Scalar> for each of the four types, reached by type: what a long-lived object keeps
+// per scalar type (a context's speeds and local multiply, its prepared distributed products).
+template <template <class> class Slot>
+struct PerScalar {
+  Slot<float> f32;
+  Slot<double> f64;
+  Slot<Kokkos::complex<float>> c32;
+  Slot<Kokkos::complex<double>> c64;
+  template <class Scalar>
+  Slot<Scalar>& of() {
+    if constexpr (std::is_same_v<Scalar, float>)
+      return f32;
+    else if constexpr (std::is_same_v<Scalar, double>)
+      return f64;
+    else if constexpr (std::is_same_v<Scalar, Kokkos::complex<float>>)
+      return c32;
+    else
+      return c64;
+  }
+};
 
 }  // namespace exec
 }  // namespace cuboid

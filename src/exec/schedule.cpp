@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "util/names.hpp"
+
 namespace cuboid::exec {
 namespace {
 
@@ -20,28 +22,23 @@ bool overlap(const Rect& a, const Rect& b) {
 // Until a processor has run for this long, its rate leans on the speed the partition assumed.
 constexpr double kPriorSeconds = 0.05;
 
+constexpr Named<StealPolicy> kPolicies[] = {{StealPolicy::static_plan, "static"},
+                                            {StealPolicy::random, "random"},
+                                            {StealPolicy::cheapest, "cheapest"}};
+
 }  // namespace
 
 std::optional<StealPolicy> parse_steal_policy(std::string_view name) {
-  if (name == "static") return StealPolicy::static_plan;
-  if (name == "random") return StealPolicy::random;
-  if (name == "cheapest") return StealPolicy::cheapest;
-  return std::nullopt;
+  return value_of(name, kPolicies);
 }
 
-std::string_view to_string(StealPolicy s) {
-  switch (s) {
-    case StealPolicy::static_plan:
-      return "static";
-    case StealPolicy::random:
-      return "random";
-    case StealPolicy::cheapest:
-      return "cheapest";
-  }
-  return "static";
-}
+std::string_view to_string(StealPolicy s) { return name_of(s, kPolicies, "static"); }
 
-std::vector<std::string_view> steal_policy_names() { return {"static", "random", "cheapest"}; }
+std::vector<std::string_view> steal_policy_names() {
+  std::vector<std::string_view> names;
+  for (const auto& p : kPolicies) names.push_back(p.name);
+  return names;
+}
 
 namespace {
 

@@ -98,24 +98,14 @@ struct Context::Impl {
   partition::Discretization discretization = partition::Discretization::rounded;
   std::mutex mutex;  // one call at a time
   CallReport last;
-  TypeState<float> f32;
-  TypeState<double> f64;
-  TypeState<Kokkos::complex<float>> c32;
-  TypeState<Kokkos::complex<double>> c64;
+  exec::PerScalar<TypeState> types;
   // What other entries keep with the context (the distributed entry's prepared products), by
   // name; declared last, so destroyed before the local multiplies they use.
   std::map<std::string, std::shared_ptr<void>> extensions;
 
   template <class Scalar>
   TypeState<Scalar>& state() {
-    if constexpr (std::is_same_v<Scalar, float>)
-      return f32;
-    else if constexpr (std::is_same_v<Scalar, double>)
-      return f64;
-    else if constexpr (std::is_same_v<Scalar, Kokkos::complex<float>>)
-      return c32;
-    else
-      return c64;
+    return types.of<Scalar>();
   }
 
   // Speeds given, cached or measured (on the first call's shape, each edge capped at 2048).
@@ -492,16 +482,16 @@ std::vector<double> Context::speeds(ScalarType type) {
   };
   if (type == ScalarType::float32) {
     impl_->calibrate<float>(2048, 2048, 2048);
-    collect(impl_->f32);
+    collect(impl_->types.f32);
   } else if (type == ScalarType::float64) {
     impl_->calibrate<double>(2048, 2048, 2048);
-    collect(impl_->f64);
+    collect(impl_->types.f64);
   } else if (type == ScalarType::complex_float32) {
     impl_->calibrate<Kokkos::complex<float>>(2048, 2048, 2048);
-    collect(impl_->c32);
+    collect(impl_->types.c32);
   } else {
     impl_->calibrate<Kokkos::complex<double>>(2048, 2048, 2048);
-    collect(impl_->c64);
+    collect(impl_->types.c64);
   }
   return out;
 }

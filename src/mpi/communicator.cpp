@@ -173,16 +173,29 @@ void Communicator::abort(const std::string& message) const {
   std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest
 }
 
-void Communicator::isend(const void* buf, std::size_t bytes, int dest, int tag,
-                         std::vector<MPI_Request>& out) const {
-  const char* p = static_cast<const char*>(buf);
+namespace {
+
+// Posts `bytes` from `p` as messages of at most kMaxMessage bytes (MPI counts are int), one at
+// least (an empty message for zero bytes): post(pointer, count, request) for each.
+template <class Byte, class Post>
+void post_in_pieces(Byte* p, std::size_t bytes, std::vector<MPI_Request>& out, Post post) {
   do {
     const std::size_t n = std::min(bytes, kMaxMessage);
     MPI_Request r;
-    check(MPI_Isend(p, int(n), MPI_BYTE, dest, tag, comm_, &r), "MPI_Isend");
+    post(p, int(n), &r);
     out.push_back(r);
     p += n, bytes -= n;
   } while (bytes > 0);
+}
+
+}  // namespace
+
+void Communicator::isend(const void* buf, std::size_t bytes, int dest, int tag,
+                         std::vector<MPI_Request>& out) const {
+  post_in_pieces(static_cast<const char*>(buf), bytes, out,
+                 [&](const char* p, int n, MPI_Request* r) {
+                   check(MPI_Isend(p, n, MPI_BYTE, dest, tag, comm_, r), "MPI_Isend");
+                 });
 }
 
 std::vector<std::vector<Communicator::Block>> cut_into_messages(
@@ -233,14 +246,9 @@ void Communicator::isend_blocks(const std::vector<Block>& blocks, int dest, int 
 
 void Communicator::irecv(void* buf, std::size_t bytes, int source, int tag,
                          std::vector<MPI_Request>& out) const {
-  char* p = static_cast<char*>(buf);
-  do {
-    const std::size_t n = std::min(bytes, kMaxMessage);
-    MPI_Request r;
-    check(MPI_Irecv(p, int(n), MPI_BYTE, source, tag, comm_, &r), "MPI_Irecv");
-    out.push_back(r);
-    p += n, bytes -= n;
-  } while (bytes > 0);
+  post_in_pieces(static_cast<char*>(buf), bytes, out, [&](char* p, int n, MPI_Request* r) {
+    check(MPI_Irecv(p, n, MPI_BYTE, source, tag, comm_, r), "MPI_Irecv");
+  });
 }
 
 void Communicator::wait_all(std::vector<MPI_Request>& requests) {

@@ -329,6 +329,36 @@ void block_products(ProductBuffers<T>& buf, std::uint64_t seed, const std::int64
   }
 }
 
+// The componentwise bound of an element: factor (|alpha| (|op(A)||op(B)|)_ij + |beta| |C0_ij|)
+// + floor.
+struct ElementBound {
+  Acc alpha, beta;
+  double factor, floor;
+};
+
+// Each element of C in rows `row` x columns `col` against alpha D + beta C0 (D and W from
+// block_products), its error and bound added to `worst`.
+template <class Scalar, class T>
+void compare_block(const CheckInput<Scalar>& in, const ProductBuffers<T>& buf,
+                   const ElementBound& eb, const std::int64_t* row, std::int64_t nr,
+                   const std::int64_t* col, std::int64_t nc, Worst& worst) {
+  const bool use_c0 = eb.beta != 0.0;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (std::int64_t j = 0; j < nc; ++j)
+    for (std::int64_t i = 0; i < nr; ++i) {
+      const Acc c = acc(in.C(std::size_t(in.dist.c.offset(row[i], col[j]))));
+      const Acc c0 = use_c0 ? acc(in.C0(row[i], col[j])) : 0.0;
+      const Acc ref = eb.alpha * acc(buf.D(i, j)) + (use_c0 ? eb.beta * c0 : 0.0);
+      const double bound = eb.factor * (std::abs(eb.alpha) * double(buf.W(i, j)) +
+                                        std::abs(eb.beta) * std::abs(c0)) +
+                           eb.floor;
+      const double err = std::abs(c - ref);
+      const double ratio = err / bound;
+      const bool finite = exec::is_finite(c);
+      worst.add(finite && ratio == ratio ? ratio : inf, finite ? err : inf, bound);
+    }
+}
+
 // The sampled check proper: one row per tile row (period `tile`) recomputed in double, every
 // element this rank owns within its componentwise bound.
 template <class Scalar>
@@ -339,7 +369,6 @@ void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidati
   const double us = exec::validation_roundoff<Scalar>(),
                ud = exec::validation_roundoff<Kokkos::complex<double>>();
   const Acc a = acc(in.alpha), b = acc(in.beta);
-  const bool use_c0 = b != 0.0;
   const double r_add = double(in.extra_additions);
   const double factor = exec::kValidationConstant *
                         (gamma(double(k) + r_add + 2, us) + gamma(double(k) + 2, ud)) /
@@ -366,20 +395,7 @@ void sampled_check(const CheckInput<Scalar>& in, std::int64_t tile, DistValidati
         col.resize(std::size_t(nc));
         for (std::int64_t j = 0; j < nc; ++j) col[std::size_t(j)] = j0 + j;
         block_products<Scalar>(buf, in.seed, row, nr, col.data(), nc, k, kd, in.op_a, in.op_b);
-        for (std::int64_t j = 0; j < nc; ++j)
-          for (std::int64_t i = 0; i < nr; ++i) {
-            const std::size_t at = std::size_t(Lc.offset(row[i], j0 + j));
-            const Acc c = acc(in.C(at));
-            const Acc c0 = use_c0 ? acc(in.C0(row[i], j0 + j)) : 0.0;
-            const Acc ref = a * acc(buf.D(i, j)) + (use_c0 ? b * c0 : 0.0);
-            const double bound =
-                factor * (std::abs(a) * double(buf.W(i, j)) + std::abs(b) * std::abs(c0)) + floor;
-            const double err = std::abs(c - ref);
-            const double ratio = err / bound;
-            const bool finite = exec::is_finite(c);
-            worst.add(finite && ratio == ratio ? ratio : std::numeric_limits<double>::infinity(),
-                      finite ? err : std::numeric_limits<double>::infinity(), bound);
-          }
+        compare_block(in, buf, {a, b, factor, floor}, row, nr, col.data(), nc, worst);
       }
   }
   const Worst all = combine(in.comm, worst);
@@ -433,7 +449,6 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
   const MatrixDist& Lc = in.dist.c;
   const std::int64_t k = in.dist.depth();
   const Acc a = acc(in.alpha), b = acc(in.beta);
-  const bool use_c0 = b != 0.0;
   const double r_add = double(in.extra_additions);
   // The reference A B in Scalar and alpha A B + beta C0 formed in double: its error is within
   // gamma_s(k + 2) of the scale, as a reference GEMM's (exec/validate.hpp).
@@ -460,21 +475,7 @@ void full_check(const CheckInput<Scalar>& in, DistValidation& v) {
           const std::int64_t* row = p.rows.data() + r0;
           const std::int64_t* col = p.cols.data() + c0;
           block_products<Scalar>(buf, in.seed, row, nr, col, nc, k, kd, in.op_a, in.op_b);
-          for (std::int64_t j = 0; j < nc; ++j)
-            for (std::int64_t i = 0; i < nr; ++i) {
-              const std::size_t at = std::size_t(Lc.offset(row[i], col[j]));
-              const Acc c = acc(in.C(at));
-              const Acc c0v = use_c0 ? acc(in.C0(row[i], col[j])) : 0.0;
-              const Acc ref = a * acc(buf.D(i, j)) + (use_c0 ? b * c0v : 0.0);
-              const double bound =
-                  factor * (std::abs(a) * double(buf.W(i, j)) + std::abs(b) * std::abs(c0v)) +
-                  floor;
-              const double err = std::abs(c - ref);
-              const double ratio = err / bound;
-              const bool finite = exec::is_finite(c);
-              worst.add(finite && ratio == ratio ? ratio : std::numeric_limits<double>::infinity(),
-                        finite ? err : std::numeric_limits<double>::infinity(), bound);
-            }
+          compare_block(in, buf, {a, b, factor, floor}, row, nr, col, nc, worst);
         }
   }
   const Worst all = combine(in.comm, worst);

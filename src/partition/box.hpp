@@ -4,6 +4,7 @@
 // dimension, K tiles). A box [lo, hi) holds the tasks T(i,j,l) with lo[d] <= x_d < hi[d].
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace cuboid::partition {
@@ -46,6 +47,26 @@ using RealRect = BasicRect<double>;    // a projection of a continuous zone
 // A zone is what one processor computes: a disjoint union of boxes.
 using Zone = std::vector<Box>;
 using TileZone = std::vector<TileBox>;
+
+// The smallest box of type Out around the non-empty boxes of `boxes` (any box type), or an
+// empty Out when there are none.
+template <class Out, class Boxes>
+Out bounds_of(const Boxes& boxes) {
+  using T = decltype(Out{}.lo[0]);
+  Out out;
+  bool first = true;
+  for (const auto& b : boxes) {
+    if (b.empty()) continue;
+    for (int d = 0; d < 3; ++d) {
+      const auto lo = static_cast<std::decay_t<T>>(b.lo[d]);
+      const auto hi = static_cast<std::decay_t<T>>(b.hi[d]);
+      out.lo[d] = first || lo < out.lo[d] ? lo : out.lo[d];
+      out.hi[d] = first || out.hi[d] < hi ? hi : out.hi[d];
+    }
+    first = false;
+  }
+  return out;
+}
 
 // The zone's one non-empty box, or nullptr when it has none or several.
 inline const TileBox* single_box(const TileZone& zone) {

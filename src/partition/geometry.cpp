@@ -303,19 +303,7 @@ double second_aspect_ratio(const Box& b) {
   return e[2] / e[1];
 }
 
-Box bounding_box(const Zone& zone) {
-  Box out;
-  bool first = true;
-  for (const Box& b : zone) {
-    if (b.empty()) continue;
-    for (int d = 0; d < 3; ++d) {
-      out.lo[d] = first ? b.lo[d] : std::min(out.lo[d], b.lo[d]);
-      out.hi[d] = first ? b.hi[d] : std::max(out.hi[d], b.hi[d]);
-    }
-    first = false;
-  }
-  return out;
-}
+Box bounding_box(const Zone& zone) { return bounds_of<Box>(zone); }
 
 Footprint footprint(const Zone& zone) { return footprint_of(zone); }
 Footprint footprint(const TileZone& zone) { return footprint_of(zone); }

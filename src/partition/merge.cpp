@@ -7,10 +7,8 @@
 #include <utility>
 
 namespace cuboid::partition {
-namespace {
 
-// One pass along axis d; returns true when something was joined.
-bool merge_along(TileZone& boxes, int d) {
+bool join_along(TileZone& boxes, int d) {
   const int a = (d + 1) % 3, b = (d + 2) % 3;
   auto key = [&](const TileBox& x) {
     return std::make_tuple(x.lo[a], x.hi[a], x.lo[b], x.hi[b], x.lo[d]);
@@ -36,14 +34,12 @@ bool merge_along(TileZone& boxes, int d) {
   return changed;
 }
 
-}  // namespace
-
 TileZone join_faces(TileZone boxes) {
   // l first: runs along the inner dimension make the longest GEMMs. A pass that joins nothing
   // on any axis means a fixed point.
   for (int round = 0; round < 64; ++round) {
     bool changed = false;
-    for (int d : {2, 1, 0}) changed = merge_along(boxes, d) || changed;
+    for (int d : {2, 1, 0}) changed = join_along(boxes, d) || changed;
     if (!changed) break;
   }
   return boxes;

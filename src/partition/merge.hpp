@@ -11,6 +11,10 @@ namespace cuboid::partition {
 // guaranteed minimal (that problem is NP-hard) but unit cells of a box come back as that box.
 // join_faces leaves them unordered; merge_boxes returns them in a canonical order.
 TileZone join_faces(TileZone boxes);
+
+// One pass along axis d: boxes sorted by their cross-section, then each run of boxes that
+// touch along d joined into one. True when something was joined.
+bool join_along(TileZone& boxes, int d);
 TileZone merge_boxes(TileZone boxes);
 
 // merge_boxes, then (up to a few dozen boxes) the union cut again by a sweep in each of the six

@@ -12,17 +12,8 @@ namespace {
 
 template <class Z>
 double bounding_aspect(const Z& zone) {
-  Box bb;
-  bool first = true;
-  for (const auto& b : zone) {
-    if (b.empty()) continue;
-    for (int d = 0; d < 3; ++d) {
-      bb.lo[d] = first ? double(b.lo[d]) : std::min(bb.lo[d], double(b.lo[d]));
-      bb.hi[d] = first ? double(b.hi[d]) : std::max(bb.hi[d], double(b.hi[d]));
-    }
-    first = false;
-  }
-  return first ? 0.0 : aspect_ratio(bb);
+  const Box bb = bounds_of<Box>(zone);
+  return bb.empty() ? 0.0 : aspect_ratio(bb);
 }
 
 template <class Z>

@@ -13,78 +13,25 @@
 #include "partition/algorithms.hpp"
 
 namespace cuboid::partition::detail {
-namespace {
-
-struct Task {
-  std::size_t lo, hi;
-  int node;
-};
-
-}  // namespace
 
 CutTree nrrp2d(const std::vector<double>& weights, const Box& cuboid) {
-  const std::size_t n = weights.size();
-  CutTree tree;
-  const std::vector<int> order = sorted_order(weights);
-  std::vector<double> prefix(n + 1, 0.0);
-  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + weights[order[i]];
-
-  CutNode top;
-  top.box = cuboid;
-  tree.root = tree.add(top);
-  std::vector<Task> stack{{0, n, tree.root}};
-  while (!stack.empty()) {
-    const Task t = stack.back();
-    stack.pop_back();
-    const Box r = tree.nodes[std::size_t(t.node)].box;
-    if (t.hi - t.lo == 1) {
-      CutNode& leaf = tree.nodes[std::size_t(t.node)];
-      leaf.kind = CutNode::Kind::leaf;
-      leaf.owner = order[t.lo];
-      continue;
-    }
+  Peeler peeler(weights, cuboid);
+  return peeler.run([&](const Peeler::Range& t, const Box& r) {
     const int long_axis = r.extent(1) > r.extent(0) ? 1 : 0;
     const int short_axis = 1 - long_axis;
     const double rho = r.extent(long_axis) / r.extent(short_axis);
-    const double s = prefix[t.hi] - prefix[t.lo];
-    const auto first = prefix.begin() + std::ptrdiff_t(t.lo + 1);
-    const auto last = prefix.begin() + std::ptrdiff_t(t.hi);
-    const auto it = std::lower_bound(first, last, prefix[t.lo] + s / (3.0 * rho));
-    if (it != last) {
-      const std::size_t k = std::size_t(it - prefix.begin());
-      const double share = (prefix[k] - prefix[t.lo]) / s;
-      const double cut = std::clamp(r.lo[long_axis] + share * r.extent(long_axis), r.lo[long_axis],
-                                    r.hi[long_axis]);
-      CutNode lo_child, hi_child;
-      lo_child.box = with_axis(r, long_axis, r.lo[long_axis], cut);
-      hi_child.box = with_axis(r, long_axis, cut, r.hi[long_axis]);
-      const int a = tree.add(lo_child);
-      const int b = tree.add(hi_child);
-      CutNode& node = tree.nodes[std::size_t(t.node)];
-      node.kind = CutNode::Kind::split;
-      node.axis = long_axis;
-      node.cut = cut;
-      node.lo = a;
-      node.hi = b;
-      stack.push_back({k, t.hi, b});
-      stack.push_back({t.lo, k, a});
-      continue;
+    const double s = peeler.sum(t.lo, t.hi);
+    const std::size_t k = peeler.first_reaching(t, s / (3.0 * rho));
+    if (k != t.hi) {
+      peeler.split(t, r, long_axis, k);
+      return;
     }
-    const double alpha = (prefix[t.hi - 1] - prefix[t.lo]) / s;
+    const double alpha = peeler.sum(t.lo, t.hi - 1) / s;
     const double side = std::sqrt(alpha * r.extent(0) * r.extent(1));
     Box inner = r;
     for (int d = 0; d < 2; ++d) inner.hi[d] = std::min(r.hi[d], r.lo[d] + side);
-    CutNode in;
-    in.box = inner;
-    const int a = tree.add(in);
-    CutNode& node = tree.nodes[std::size_t(t.node)];
-    node.kind = CutNode::Kind::corner;
-    node.owner = order[t.hi - 1];
-    node.inner = inner;
-    node.lo = a;
-    stack.push_back({t.lo, t.hi - 1, a});
-  }
-  return tree;
+    peeler.corner(t, inner);
+  });
 }
 
 }  // namespace cuboid::partition::detail

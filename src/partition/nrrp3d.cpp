@@ -30,12 +30,56 @@ void append_corner_complement(const Box& outer, const Box& inner, Zone& out) {
   }
 }
 
-namespace {
+Peeler::Peeler(const std::vector<double>& weights, const Box& cuboid)
+    : order_(sorted_order(weights)), prefix_(weights.size() + 1, 0.0) {
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    prefix_[i + 1] = prefix_[i] + weights[std::size_t(order_[i])];
+  CutNode top;
+  top.box = cuboid;
+  tree_.root = tree_.add(top);
+  stack_.push_back({0, weights.size(), tree_.root});
+}
 
-struct Task {
-  std::size_t lo, hi;  // range [lo, hi) of the sorted weights
-  int node;            // the tree node of this range, its box already set
-};
+std::size_t Peeler::first_reaching(const Range& r, double amount) const {
+  // A binary search on the prefix sums of the range; prefix_[hi - 1] is the last candidate.
+  const auto first = prefix_.begin() + std::ptrdiff_t(r.lo + 1);
+  const auto last = prefix_.begin() + std::ptrdiff_t(r.hi);
+  const auto it = std::lower_bound(first, last, prefix_[r.lo] + amount);
+  return it != last ? std::size_t(it - prefix_.begin()) : r.hi;
+}
+
+void Peeler::split(const Range& r, const Box& box, int axis, std::size_t k) {
+  const double share = sum(r.lo, k) / sum(r.lo, r.hi);
+  const double cut =
+      std::clamp(box.lo[axis] + share * box.extent(axis), box.lo[axis], box.hi[axis]);
+  CutNode lo_child, hi_child;
+  lo_child.box = with_axis(box, axis, box.lo[axis], cut);
+  hi_child.box = with_axis(box, axis, cut, box.hi[axis]);
+  const int a = tree_.add(lo_child);
+  const int b = tree_.add(hi_child);
+  CutNode& node = tree_.nodes[std::size_t(r.node)];
+  node.kind = CutNode::Kind::split;
+  node.axis = axis;
+  node.cut = cut;
+  node.lo = a;
+  node.hi = b;
+  stack_.push_back({k, r.hi, b});
+  stack_.push_back({r.lo, k, a});
+}
+
+void Peeler::corner(const Range& r, const Box& inner) {
+  CutNode in;
+  in.box = inner;
+  const int a = tree_.add(in);
+  CutNode& node = tree_.nodes[std::size_t(r.node)];
+  node.kind = CutNode::Kind::corner;
+  node.owner = order_[r.hi - 1];
+  node.inner = inner;
+  node.lo = a;
+  stack_.push_back({r.lo, r.hi - 1, a});
+}
+
+namespace {
 
 int longest_axis(const Box& b) {
   int d = 0;
@@ -54,68 +98,23 @@ int shortest_axis(const Box& b) {
 }  // namespace
 
 CutTree nrrp3d(const std::vector<double>& weights, const Box& cuboid, bool three_modes) {
-  const std::size_t n = weights.size();
-  CutTree tree;
-  const std::vector<int> order = sorted_order(weights);
-  // prefix[i] = sum of the i smallest weights; sub-ranges are contiguous in sorted order.
-  std::vector<double> prefix(n + 1, 0.0);
-  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + weights[order[i]];
-
-  CutNode top;
-  top.box = cuboid;
-  tree.root = tree.add(top);
-  // Explicit stack: with geometric speeds every step peels one processor, so the recursion
-  // would be as deep as p.
-  std::vector<Task> stack{{0, n, tree.root}};
-  while (!stack.empty()) {
-    const Task t = stack.back();
-    stack.pop_back();
-    const Box cu = tree.nodes[std::size_t(t.node)].box;
-    if (t.hi - t.lo == 1) {
-      CutNode& leaf = tree.nodes[std::size_t(t.node)];
-      leaf.kind = CutNode::Kind::leaf;
-      leaf.owner = order[t.lo];
-      continue;
-    }
+  Peeler peeler(weights, cuboid);
+  return peeler.run([&](const Peeler::Range& t, const Box& cu) {
     std::array<double, 3> e = {cu.extent(0), cu.extent(1), cu.extent(2)};
     std::sort(e.begin(), e.end());
     const double rho1 = e[2] / e[0];
     const double rho2 = e[2] / e[1];
-    const double v = prefix[t.hi] - prefix[t.lo];
-    const double threshold = v / (3.0 * rho2);
-
-    // Smallest k with v_1 + ... + v_{k-1} >= threshold, the prefix non-empty and the suffix
-    // non-empty: a binary search on the prefix sums of the range.
-    const auto first = prefix.begin() + std::ptrdiff_t(t.lo + 1);
-    const auto last = prefix.begin() + std::ptrdiff_t(t.hi);  // prefix[t.hi - 1] is the last
-    const auto it = std::lower_bound(first, last, prefix[t.lo] + threshold);
-    const double small = prefix[t.hi - 1] - prefix[t.lo];  // all but the largest
+    const double v = peeler.sum(t.lo, t.hi);
+    // Smallest k with v_1 + ... + v_{k-1} >= v / (3 rho2), the prefix and the suffix non-empty.
+    const std::size_t k = peeler.first_reaching(t, v / (3.0 * rho2));
+    const double small = peeler.sum(t.lo, t.hi - 1);  // all but the largest
     const bool cube_fits = (small / v) * rho1 * rho1 <= rho2;
-
-    if (it != last || (!three_modes && !cube_fits)) {
+    if (k != t.hi || (!three_modes && !cube_fits)) {
       // Mode 1: cut across the longest edge. (The two-mode variant also lands here, with all
       // the small processors on one side, when its cube would not fit.)
-      const std::size_t k = it != last ? std::size_t(it - prefix.begin()) : t.hi - 1;
-      const double share = (prefix[k] - prefix[t.lo]) / v;
-      const int d = longest_axis(cu);
-      double cut = cu.lo[d] + share * cu.extent(d);
-      cut = std::clamp(cut, cu.lo[d], cu.hi[d]);
-      CutNode lo_child, hi_child;
-      lo_child.box = with_axis(cu, d, cu.lo[d], cut);
-      hi_child.box = with_axis(cu, d, cut, cu.hi[d]);
-      const int a = tree.add(lo_child);
-      const int b = tree.add(hi_child);
-      CutNode& node = tree.nodes[std::size_t(t.node)];
-      node.kind = CutNode::Kind::split;
-      node.axis = d;
-      node.cut = cut;
-      node.lo = a;
-      node.hi = b;
-      stack.push_back({k, t.hi, b});
-      stack.push_back({t.lo, k, a});
-      continue;
+      peeler.split(t, cu, longest_axis(cu), k != t.hi ? k : t.hi - 1);
+      return;
     }
-
     // The largest processor dominates: the others go into a corner part Cu1 of volume v',
     // the largest keeps Cu minus Cu1 (at most three boxes).
     const double alpha = small / v;
@@ -130,17 +129,8 @@ CutTree nrrp3d(const std::vector<double>& weights, const Box& cuboid, bool three
       for (int d = 0; d < 3; ++d)
         if (d != s) inner.hi[d] = std::min(cu.hi[d], cu.lo[d] + side);
     }
-    CutNode in;
-    in.box = inner;
-    const int a = tree.add(in);
-    CutNode& node = tree.nodes[std::size_t(t.node)];
-    node.kind = CutNode::Kind::corner;
-    node.owner = order[t.hi - 1];
-    node.inner = inner;
-    node.lo = a;
-    stack.push_back({t.lo, t.hi - 1, a});
-  }
-  return tree;
+    peeler.corner(t, inner);
+  });
 }
 
 }  // namespace cuboid::partition::detail

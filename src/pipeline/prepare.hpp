@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "cuboid/error.hpp"
 #include "exec/model.hpp"
 #include "exec/plan.hpp"
 #include "partition/strategy.hpp"
 #include "pipeline/local_multiply.hpp"
 #include "platform/calibration.hpp"
 #include "platform/processor.hpp"
+#include "util/error.hpp"
 
 namespace cuboid::pipeline {
 

@@ -12,22 +12,17 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
+#include "util/names.hpp"
 #include "util/text.hpp"
 
 namespace cuboid::platform {
 
 std::string to_string(ProcessorKind k) {
-  switch (k) {
-    case ProcessorKind::host:
-      return "host";
-    case ProcessorKind::staged:
-      return "staged";
-    case ProcessorKind::device:
-      return "device";
-    case ProcessorKind::emulated:
-      return "emulated";
-  }
-  return "?";
+  constexpr Named<ProcessorKind> kinds[] = {{ProcessorKind::host, "host"},
+                                            {ProcessorKind::staged, "staged"},
+                                            {ProcessorKind::device, "device"},
+                                            {ProcessorKind::emulated, "emulated"}};
+  return std::string(name_of(k, kinds));
 }
 
 std::vector<std::string> default_processor_names() {
@@ -81,27 +76,23 @@ std::vector<ProcessorSpec> resolve_processors(const std::vector<std::string>& na
     ProcessorSpec p;
     p.name = name;
     int index = 0;
+    // The host-side kinds compute on host cores in host memory: they share the cores. An
+    // emulated device's GEMMs run on host cores too.
+    const auto host_side_kind = [&](ProcessorKind kind, std::string space, const char* memory) {
+      p.kind = kind;
+      p.index = index;
+      p.space = std::move(space);
+      p.memory_space = memory;
+      p.memory_bytes = host_memory_available();
+      ++host_side;
+    };
     if (name == "host") {
-      p.kind = ProcessorKind::host;
-      p.space = Kokkos::DefaultHostExecutionSpace::name();
-      p.memory_space = "HostSpace";
-      p.memory_bytes = host_memory_available();
-      ++host_side;
+      host_side_kind(ProcessorKind::host, Kokkos::DefaultHostExecutionSpace::name(), "HostSpace");
     } else if (parse_indexed(name, "staged", index)) {
-      p.kind = ProcessorKind::staged;
-      p.index = index;
-      p.space = copying_space_name();
-      p.memory_space = "HostSpace (own buffers)";
-      p.memory_bytes = host_memory_available();
-      ++host_side;
+      host_side_kind(ProcessorKind::staged, copying_space_name(), "HostSpace (own buffers)");
     } else if (parse_indexed(name, "emulated", index)) {
-      // Its GEMMs run on host cores: it takes a share of them like a host-side processor.
-      p.kind = ProcessorKind::emulated;
-      p.index = index;
-      p.space = copying_space_name();
-      p.memory_space = "HostSpace (emulated device memory)";
-      p.memory_bytes = host_memory_available();
-      ++host_side;
+      host_side_kind(ProcessorKind::emulated, copying_space_name(),
+                     "HostSpace (emulated device memory)");
     } else if (parse_indexed(name, "cuda", index) || parse_indexed(name, "hip", index)) {
       const std::string kind = name.substr(0, name.find(':'));
       if (device_processor_prefix() != kind)

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "partition/geometry.hpp"
+#include "partition/merge.hpp"
 
 namespace cuboid::partition::stepped_detail {
 namespace {
@@ -59,19 +60,7 @@ I cells(const Region& r) {
   return s;
 }
 
-TileBox bounds(const Region& r) {
-  TileBox out;
-  bool first = true;
-  for (const TileBox& b : r) {
-    if (b.empty()) continue;
-    for (int d = 0; d < 3; ++d) {
-      out.lo[d] = first ? b.lo[d] : std::min(out.lo[d], b.lo[d]);
-      out.hi[d] = first ? b.hi[d] : std::max(out.hi[d], b.hi[d]);
-    }
-    first = false;
-  }
-  return out;
-}
+TileBox bounds(const Region& r) { return bounds_of<TileBox>(r); }
 
 I count_below(const Region& r, int d, I c) {
   I s = 0;
@@ -155,27 +144,7 @@ bool compact_in_place(Region& r) {
     r.resize(n);
     return true;
   }
-  for (int d : {2, 1, 0}) {
-    const int a = (d + 1) % 3, b = (d + 2) % 3;
-    std::sort(r.begin(), r.end(), [&](const TileBox& x, const TileBox& y) {
-      return std::tie(x.lo[a], x.hi[a], x.lo[b], x.hi[b], x.lo[d]) <
-             std::tie(y.lo[a], y.hi[a], y.lo[b], y.hi[b], y.lo[d]);
-    });
-    std::size_t out = 0;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (out > 0) {
-        TileBox& last = r[out - 1];
-        const TileBox& cur = r[i];
-        if (last.lo[a] == cur.lo[a] && last.hi[a] == cur.hi[a] && last.lo[b] == cur.lo[b] &&
-            last.hi[b] == cur.hi[b] && last.hi[d] == cur.lo[d]) {
-          last.hi[d] = cur.hi[d];
-          continue;
-        }
-      }
-      r[out++] = r[i];
-    }
-    r.resize(out);
-  }
+  for (int d : {2, 1, 0}) join_along(r, d);
   return false;
 }
 
