@@ -23,98 +23,12 @@
 #include "layout/layout.hpp"
 #include "library/context_internals.hpp"
 #include "mpi/communicator.hpp"
+#include "mpi/duplicate.hpp"
 #include "mpi/runner.hpp"
 #include "partition/strategy.hpp"
 
 namespace cuboid {
 namespace {
-
-// cuboid's own duplicate of a caller's communicator, made on first use and kept with it as an
-// attribute, so that it is freed with the communicator and its tags never meet the caller's.
-// Each duplicate has a number never reused, which names it in the prepared products' keys (a
-// freed communicator's handle may come back for another one).
-struct Duplicate {
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::uint64_t id = 0;
-};
-
-// The duplicates alive, so that the ones whose communicator outlives MPI (MPI_COMM_WORLD's:
-// MPI frees only MPI_COMM_SELF's attributes when it finalises) are freed then too.
-std::mutex& duplicates_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::vector<Duplicate*>& duplicates() {
-  static std::vector<Duplicate*> v;
-  return v;
-}
-
-void free_duplicate(Duplicate* dup) {
-  {
-    std::lock_guard<std::mutex> lock(duplicates_mutex());
-    auto& v = duplicates();
-    const auto it = std::find(v.begin(), v.end(), dup);
-    if (it == v.end()) return;  // already freed at finalisation
-    v.erase(it);
-  }
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Comm_free(&dup->comm);
-  delete dup;
-}
-
-int& duplicate_keyval_slot() {
-  static int keyval = MPI_KEYVAL_INVALID;
-  return keyval;
-}
-
-int duplicate_keyval() {
-  static int keyval = duplicate_keyval_slot() = [] {
-    int k = MPI_KEYVAL_INVALID;
-    auto drop = [](MPI_Comm, int, void* value, void*) -> int {
-      free_duplicate(static_cast<Duplicate*>(value));
-      return MPI_SUCCESS;
-    };
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop, &k, nullptr);
-    // MPI_Finalize first frees MPI_COMM_SELF's attributes: this one frees every duplicate left.
-    int at_finalize = MPI_KEYVAL_INVALID;
-    auto finalize = [](MPI_Comm, int, void*, void*) -> int {
-      std::vector<Duplicate*> left;
-      {
-        std::lock_guard<std::mutex> lock(duplicates_mutex());
-        left = duplicates();
-      }
-      for (Duplicate* d : left) free_duplicate(d);
-      MPI_Comm_free_keyval(&duplicate_keyval_slot());
-      return MPI_SUCCESS;
-    };
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize, &at_finalize, nullptr);
-    MPI_Comm_set_attr(MPI_COMM_SELF, at_finalize, nullptr);
-    return k;
-  }();
-  return keyval;
-}
-
-const Duplicate& own_duplicate(MPI_Comm comm) {
-  static std::atomic<std::uint64_t> next{1};
-  const int keyval = duplicate_keyval();
-  void* value = nullptr;
-  int found = 0;
-  MPI_Comm_get_attr(comm, keyval, &value, &found);
-  if (found) return *static_cast<Duplicate*>(value);
-  auto dup = std::make_unique<Duplicate>();
-  if (MPI_Comm_dup(comm, &dup->comm) != MPI_SUCCESS)
-    throw Error("MPI_Comm_dup failed on the communicator given");
-  dup->id = next++;
-  // Errors on cuboid's duplicate come back as codes (then exceptions), never MPI's abort.
-  MPI_Comm_set_errhandler(dup->comm, MPI_ERRORS_RETURN);
-  {
-    std::lock_guard<std::mutex> lock(duplicates_mutex());
-    duplicates().push_back(dup.get());
-  }
-  MPI_Comm_set_attr(comm, keyval, dup.get());
-  return *dup.release();
-}
 
 // Products prepared by shape, layout and communicator, most recently used first: a repeated
 // call finds its partition, plans and buffers made. At most kPrepared per scalar type, since
@@ -129,24 +43,17 @@ struct Prepared {
   std::unique_ptr<mpi::DistributedProduct<Scalar>> product;
 };
 
+template <class Scalar>
+using PreparedList = std::list<Prepared<Scalar>>;
+
 struct PreparedProducts {
   RankOptions options;
-  std::list<Prepared<float>> f32;
-  std::list<Prepared<double>> f64;
-  std::list<Prepared<Kokkos::complex<float>>> c32;
-  std::list<Prepared<Kokkos::complex<double>>> c64;
+  exec::PerScalar<PreparedList> lists;
   template <class Scalar>
-  std::list<Prepared<Scalar>>& of() {
-    if constexpr (std::is_same_v<Scalar, float>)
-      return f32;
-    else if constexpr (std::is_same_v<Scalar, double>)
-      return f64;
-    else if constexpr (std::is_same_v<Scalar, Kokkos::complex<float>>)
-      return c32;
-    else
-      return c64;
+  PreparedList<Scalar>& of() {
+    return lists.of<Scalar>();
   }
-  void clear() { f32.clear(), f64.clear(), c32.clear(), c64.clear(); }
+  void clear() { lists.f32.clear(), lists.f64.clear(), lists.c32.clear(), lists.c64.clear(); }
 };
 
 PreparedProducts& prepared(Context& context) {
@@ -202,22 +109,6 @@ HostVector<Scalar> packed(Scalar* data, std::int64_t rows, std::int64_t cols, st
     for (std::int64_t j = 0; j < cols; ++j)
       std::copy(data + j * ld, data + j * ld + rows, out.data() + j * rows);
   return out;
-}
-
-// MPI initialised and the caller's communicator usable: cuboid's duplicate of it.
-const Duplicate& open_communicator(MPI_Comm user_comm) {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (!initialized || finalized)
-    throw KeyedError("comm",
-                     "MPI is not initialised (or already finalised): the application "
-                     "initialises MPI before a distributed call");
-  if (user_comm == MPI_COMM_NULL) throw KeyedError("comm", "the communicator is MPI_COMM_NULL");
-  int inter = 0;
-  MPI_Comm_test_inter(user_comm, &inter);
-  if (inter) throw KeyedError("comm", "an intercommunicator: give an intracommunicator");
-  return own_duplicate(user_comm);
 }
 
 // The same global arguments on every rank, or the ranks would cut different partitions. Lists
@@ -402,7 +293,7 @@ mpi::DistSettings call_settings(const ContextOptions& options, const RankOptions
 // The prepared product of this shape, layout and communicator, or a new one (collective: every
 // rank misses or hits alike, since the key is made of agreed arguments).
 template <class Scalar>
-mpi::DistributedProduct<Scalar>& prepared_product(Context& context, const Duplicate& dup,
+mpi::DistributedProduct<Scalar>& prepared_product(Context& context, const mpi::Duplicate& dup,
                                                   mpi::DistSettings s,
                                                   const mpi::RankProcessors<Scalar>& procs,
                                                   Scalar beta, int me) {
@@ -482,7 +373,7 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   std::lock_guard<std::mutex> lock(ContextInternals::mutex(context));
   CallReport& report = ContextInternals::report(context);
   report = CallReport{};
-  const Duplicate& dup = open_communicator(user_comm);
+  const mpi::Duplicate& dup = mpi::open_duplicate(user_comm);
   const mpi::Communicator comm(dup.comm);
   report.ranks = comm.size();
   const RankOptions& ro = prepared(context).options;
@@ -520,9 +411,9 @@ void gemm_complex(Context& context, MPI_Comm comm, const BlockCyclicLayout& layo
                   std::int64_t ldb, std::complex<T> beta, std::complex<T>* C, std::int64_t ldc) {
   using K = Kokkos::complex<T>;
   // This rank's local extents, to size any copy (the call itself checks the arguments).
-  int rows = 1, cols = 1, P = 1, me = 0;
-  MPI_Comm_size(comm, &P);
-  MPI_Comm_rank(comm, &me);
+  int rows = 1, cols = 1;
+  const mpi::Communicator world(comm);
+  const int P = world.size(), me = world.rank();
   grid_of(layout, P, rows, cols);
   const int prow = me / cols, pcol = me % cols;
   auto matrix = [&](const std::complex<T>* p, std::int64_t r, std::int64_t c, std::int64_t ld) {

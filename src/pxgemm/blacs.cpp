@@ -167,8 +167,12 @@ void pblas_abort(int ctxt, const char* routine, int info) {
     f(ctxt, routine, info);
     return;
   }
-  std::fprintf(stderr, "{%s}: parameter number %d had an illegal value\n", routine, -info);
-  MPI_Abort(MPI_COMM_WORLD, -info);
+  // PB_Cabort's own behaviour, where the application has none: the message, then the job ends.
+  if (info < 0)
+    std::fprintf(stderr, "{%s}: parameter number %d had an illegal value\n", routine, -info);
+  else
+    std::fprintf(stderr, "{%s}: error %d\n", routine, info);
+  MPI_Abort(MPI_COMM_WORLD, info < 0 ? -info : info);
 }
 
 void free_grid_communicators() {

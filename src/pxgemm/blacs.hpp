@@ -20,8 +20,9 @@ GridInfo grid_info(int ctxt);
 // processes) and kept until MPI finalises. Throws cuboid::Error when BLACS cannot say.
 MPI_Comm grid_communicator(int ctxt, const GridInfo& g);
 
-// PBLAS's error exit (PB_Cabort, which an application or test harness may replace); when the
-// application has none, prints the message and calls MPI_Abort.
+// PBLAS's error exit (PB_Cabort, which an application or test harness may replace), INFO < 0
+// for an illegal argument, > 0 for a failure; when the application has none, prints the message
+// and calls MPI_Abort. Returns only where a replacement returns.
 void pblas_abort(int ctxt, const char* routine, int info);
 
 // Frees every grid communicator (at MPI finalisation).

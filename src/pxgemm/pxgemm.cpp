@@ -380,12 +380,18 @@ struct Call {
   int m = *M, n = *N, k = *K;
 };
 
-// What cuboid cannot go on from: the message, then the job ends (PBLAS's own behaviour for an
-// error it cannot return).
-[[noreturn]] void fail(const char* routine, const std::string& message, int code) {
-  std::fprintf(stderr, "cuboid %s: %s\n", routine, message.c_str());
-  MPI_Abort(MPI_COMM_WORLD, code);
-  std::abort();  // MPI_Abort does not return
+// The product failed CUBOID_PXGEMM_CHECK: the job ends with its own code.
+struct CheckFailed : Error {
+  using Error::Error;
+};
+
+// What cuboid cannot go on from: the message, then PBLAS's error exit (PB_Cabort with `code` as
+// its INFO), which ends the job as PBLAS does for an error it cannot return -- or returns, where
+// a test harness replaced it, and the call then returns too.
+template <class Scalar>
+void give_up(const Call<Scalar>& x, const std::string& message, int code) {
+  std::fprintf(stderr, "cuboid %s: %s\n", Traits<Scalar>::lower, message.c_str());
+  pblas_abort(x.Ad[CTXT_], Traits<Scalar>::routine, code);
 }
 
 // PBLAS's checks, in its order and with its encoding: 0 or the INFO PBLAS would report.
@@ -416,11 +422,13 @@ template <class Scalar>
 void hand_on(const Runtime& rt, const Call<Scalar>& x, const std::string& why) {
   static const Fn<Scalar> scalapack =
       reinterpret_cast<Fn<Scalar>>(dlsym(RTLD_NEXT, Traits<Scalar>::lower));
-  if (!rt.fallback || !scalapack)
-    fail(Traits<Scalar>::lower,
-         why + "; set CUBOID_PXGEMM_FALLBACK=scalapack to hand such calls to ScaLAPACK" +
-             (scalapack ? "" : " (none was found after cuboid)"),
-         1);
+  if (!rt.fallback || !scalapack) {
+    give_up(x,
+            why + "; set CUBOID_PXGEMM_FALLBACK=scalapack to hand such calls to ScaLAPACK" +
+                (scalapack ? "" : " (none was found after cuboid)"),
+            1);
+    return;
+  }
   scalapack(x.transa, x.transb, x.M, x.N, x.K, x.alpha, x.a, x.IA, x.JA, x.desca, x.b, x.IB, x.JB,
             x.descb, x.beta, x.c, x.IC, x.JC, x.descc);
   if (rt.report_path.empty()) return;
@@ -507,7 +515,7 @@ double redistributed(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, co
                    Ct.data(), std::max<std::int64_t>(1, cm), received, partition);
   std::string why;
   if (rt.check && !check_product<Scalar>(comm, grid, m, n, k, t, al, At, Bt, be, C0, Ct, why))
-    fail(Traits<Scalar>::lower, "CUBOID_PXGEMM_CHECK: the product failed its check: " + why, 3);
+    throw CheckFailed("CUBOID_PXGEMM_CHECK: the product failed its check: " + why);
   moved += redistribute<Scalar>(
       grid, m, n, Side<const Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)}, c_side,
       Map::same);
@@ -562,7 +570,8 @@ void pxgemm(const Call<Scalar>& x) {
   try {
     rt = &runtime();
   } catch (const std::exception& e) {
-    fail(Traits<Scalar>::lower, e.what(), 1);
+    give_up(x, e.what(), 1);
+    return;
   }
   const auto t0 = std::chrono::steady_clock::now();
   // What cuboid cannot serve (no communicator for the grid) is handed on only if asked.
@@ -596,8 +605,12 @@ void pxgemm(const Call<Scalar>& x) {
       path = "redistributed";
       moved = redistributed(*rt, x, comm, grid, g, layout, received, partition);
     }
+  } catch (const CheckFailed& e) {
+    give_up(x, e.what(), 3);
+    return;
   } catch (const std::exception& e) {
-    fail(Traits<Scalar>::lower, e.what(), 1);
+    give_up(x, e.what(), 1);
+    return;
   }
   if (!rt->report_path.empty())
     report_call(*rt, x, comm, g, path, partition, received, moved,
