@@ -5,20 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "../support/message_of.hpp"
 #include "deck/deck.hpp"
 #include "util/error.hpp"
 
 namespace cuboid {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
+using ::cuboid::testing::message_of;
 
 std::string deck_error(const std::string& text, const std::vector<std::string>& sets = {}) {
   return message_of([&] { deck::parse_deck(text, "t.toml", sets); });

@@ -5,19 +5,13 @@
 #include <functional>
 #include <limits>
 
+#include "../support/message_of.hpp"
 #include "partition/strategy.hpp"
 
 namespace cuboid::partition {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
+using ::cuboid::testing::message_of;
 
 TEST(Errors, NoProcessors) {
   for (Algorithm a : {Algorithm::nrrp3d, Algorithm::grid})

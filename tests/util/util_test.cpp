@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/message_of.hpp"
 #include "util/atomic_output.hpp"
 #include "util/checked.hpp"
 #include "util/error.hpp"
@@ -51,14 +52,7 @@ class Scratch : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
+using ::cuboid::testing::message_of;
 
 TEST(Checked, ProductsThatOverflowAreRefused) {
   EXPECT_EQ(*checked_product({4100, 1047553}), 4294967300);  // 2^32 + 4: wrapped to 4 in int
