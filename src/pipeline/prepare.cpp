@@ -24,18 +24,18 @@ std::optional<std::string> speeds_problem(const std::vector<platform::Speed>& sp
 
 namespace {
 
-std::vector<platform::Speed> measured_speeds(
-    const std::vector<platform::ProcessorSpec>& specs, const exec::CalibrationProblem& problem,
-    const std::string& precision, platform::SpeedCache* cache, bool remeasure,
-    std::ostream& progress,
-    std::vector<double> (*measure)(const std::vector<platform::ProcessorSpec>&,
-                                   const exec::CalibrationProblem&, double)) {
+template <class Scalar>
+std::vector<platform::Speed> measured_speeds(const std::vector<platform::ProcessorSpec>& specs,
+                                             const exec::CalibrationProblem& problem,
+                                             platform::SpeedCache* cache, bool remeasure,
+                                             std::ostream& progress) {
   auto unslowed = specs;
   for (auto& s : unslowed) s.slowdown = 1;
   try {
     return platform::calibrate(
-        specs, precision, problem.describe(), [&] { return measure(unslowed, problem, 0.25); },
-        cache, remeasure, progress);
+        specs, std::string(to_string(scalar_type_of<Scalar>())), problem.describe(),
+        [&] { return exec::measure_rates<Scalar>(unslowed, problem, 0.25); }, cache, remeasure,
+        progress);
   } catch (const partition::TooLarge& e) {
     // Calibration partitions the capped cuboid before the run does: the same refusal, before
     // any time is spent measuring.
@@ -63,9 +63,7 @@ Calibration calibrate(const std::vector<platform::ProcessorSpec>& specs,
     options.beta_is_zero = shape.beta_is_zero, options.beta_is_one = shape.beta_is_one;
     const exec::CalibrationProblem problem = exec::calibration_problem(
         shape.m, shape.n, shape.k, shape.tile, shape.algorithm, shape.discretization, options);
-    c.speeds =
-        measured_speeds(specs, problem, std::string(to_string(scalar_type_of<Scalar>())),
-                        cache.get(), source.remeasure, progress, &exec::measure_rates<Scalar>);
+    c.speeds = measured_speeds<Scalar>(specs, problem, cache.get(), source.remeasure, progress);
   }
   if (const auto problem = speeds_problem(c.speeds)) {
     bool cached = false;
