@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/scratch_dir.hpp"
 #include "util/error.hpp"
 
 namespace cuboid::platform {
@@ -28,18 +29,9 @@ ProcessorSpec spec(const std::string& name, ProcessorKind kind, int threads) {
   return p;
 }
 
-class Cache : public ::testing::Test {
+class Cache : public ::cuboid::testing::ScratchDir {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("cuboid-platform-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string file() const { return (dir_ / "sub" / "speeds.json").string(); }
-  fs::path dir_;
   std::vector<ProcessorSpec> procs{spec("host", ProcessorKind::host, 2),
                                    spec("staged", ProcessorKind::staged, 1)};
 };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../support/message_of.hpp"
+#include "../support/scratch_dir.hpp"
 #include "util/atomic_output.hpp"
 #include "util/checked.hpp"
 #include "util/error.hpp"
@@ -26,16 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory per test, removed afterwards.
-class Scratch : public ::testing::Test {
+class Scratch : public ::cuboid::testing::ScratchDir {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("cuboid-util-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::vector<std::string> listing() const {
     std::vector<std::string> names;
@@ -49,7 +42,6 @@ class Scratch : public ::testing::Test {
     ss << in.rdbuf();
     return ss.str();
   }
-  fs::path dir_;
 };
 
 using ::cuboid::testing::message_of;
