@@ -1,6 +1,7 @@
 # What `cmake --install` puts under a prefix, all of it for applications that link libcuboid.so
-# (src/library): the library with its SONAME links, the public headers include/cuboid/*, a CMake
-# package giving cuboid::cuboid (lib/cmake/cuboid) and a pkg-config file (lib/pkgconfig).
+# (src/library): the library with its SONAME links, libcuboid_mpi.so (the distributed entry)
+# where MPI is on, the public headers include/cuboid/*, a CMake package giving cuboid::cuboid and
+# cuboid::cuboid_mpi (lib/cmake/cuboid) and pkg-config files (lib/pkgconfig).
 # Nothing else is installed: the headers under src/ are internal, and the public ones include
 # none of them (kokkos.hpp includes Kokkos, which the package's target cuboid::kokkos brings).
 # Without libcuboid.so (a static Kokkos) nothing is installed at all.
@@ -12,6 +13,11 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS cuboid_shared EXPORT cuboidTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# libcuboid_mpi.so (cuboid::cuboid_mpi) with the MPI layer only: libcuboid.so needs no MPI.
+if(TARGET cuboid_mpi_shared)
+  install(TARGETS cuboid_mpi_shared EXPORT cuboidTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.h ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.hpp
               ${PROJECT_SOURCE_DIR}/include/cuboid/error.hpp ${PROJECT_SOURCE_DIR}/include/cuboid/gemm.hpp
               ${PROJECT_SOURCE_DIR}/include/cuboid/kokkos.hpp
@@ -51,3 +57,9 @@ file(RELATIVE_PATH CUBOID_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig
 string(REGEX REPLACE "/$" "" CUBOID_PC_TO_PREFIX "${CUBOID_PC_TO_PREFIX}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/cuboid.pc.in ${PROJECT_BINARY_DIR}/package/cuboid.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/package/cuboid.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(TARGET cuboid_mpi_shared)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/cuboid_mpi.pc.in ${PROJECT_BINARY_DIR}/package/cuboid_mpi.pc
+                 @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/package/cuboid_mpi.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
