@@ -6,6 +6,7 @@
 #include <complex>
 
 #include "library/c_api.hpp"
+#include "mpi/communicator.hpp"
 
 namespace {
 
@@ -111,8 +112,8 @@ cuboid_status cuboid_dgemm_distributed_f(cuboid_context* context, MPI_Fint comm,
                                          char transb, int64_t m, int64_t n, int64_t k, double alpha,
                                          const double* A, int64_t lda, const double* B, int64_t ldb,
                                          double beta, double* C, int64_t ldc) {
-  return gemm(context, MPI_Comm_f2c(comm), layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-              beta, C, ldc);
+  return gemm(context, cuboid::mpi::from_fortran(comm), layout, transa, transb, m, n, k, alpha, A,
+              lda, B, ldb, beta, C, ldc);
 }
 
 }  // extern "C"

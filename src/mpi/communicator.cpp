@@ -167,6 +167,59 @@ void Communicator::agree(std::exception_ptr local) const {
   throw CollectiveFailure(first, message, FailureKind(kind), key);
 }
 
+void Communicator::allreduce_sum(double* v, std::size_t count) const {
+  check(MPI_Allreduce(MPI_IN_PLACE, v, int(count), MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+}
+
+void Communicator::alltoallv_bytes(const void* send, const std::vector<int>& send_counts,
+                                   const std::vector<int>& send_displs, void* recv,
+                                   const std::vector<int>& recv_counts,
+                                   const std::vector<int>& recv_displs) const {
+  check(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv,
+                      recv_counts.data(), recv_displs.data(), MPI_BYTE, comm_),
+        "MPI_Alltoallv");
+}
+
+std::vector<int> world_ranks(MPI_Comm comm, const std::vector<int>& ranks) {
+  std::vector<int> world(ranks.size(), MPI_UNDEFINED);
+  MPI_Group group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  MPI_Group_translate_ranks(group, int(ranks.size()), ranks.data(), world_group, world.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world_group);
+  for (int w : world)
+    if (w == MPI_UNDEFINED) throw Error("some of the processes are not in MPI_COMM_WORLD");
+  return world;
+}
+
+MPI_Comm communicator_over(const std::vector<int>& world_ranks, int tag) {
+  MPI_Group world_group = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  MPI_Group_incl(world_group, int(world_ranks.size()), world_ranks.data(), &group);
+  MPI_Comm comm = MPI_COMM_NULL;
+  const int rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, tag, &comm);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world_group);
+  if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL) throw Error("MPI_Comm_create_group failed");
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  return comm;
+}
+
+void free_communicator(MPI_Comm& comm) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
+}
+
+MPI_Comm from_fortran(MPI_Fint comm) { return MPI_Comm_f2c(comm); }
+
+void end_job(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return
+}
+
 void Communicator::abort(const std::string& message) const {
   std::cerr << "cuboid: error (rank " << rank_ << " of " << size_ << "): " << message << std::endl;
   MPI_Abort(comm_, 1);

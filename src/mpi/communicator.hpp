@@ -65,8 +65,9 @@ class Communicator {
   double allreduce_max(double v) const;
   double allreduce_min(double v) const;
   double allreduce_sum(double v) const;
-  void allreduce_sum(std::vector<double>& v) const;  // in place
-  void allreduce_max(std::vector<double>& v) const;  // in place
+  void allreduce_sum(std::vector<double>& v) const;        // in place
+  void allreduce_sum(double* v, std::size_t count) const;  // in place
+  void allreduce_max(std::vector<double>& v) const;        // in place
   // Root's values (and size) to every rank.
   void broadcast(std::vector<std::int64_t>& v, int root) const;
   void broadcast(std::string& s, int root) const;
@@ -102,6 +103,12 @@ class Communicator {
   // when every request has completed.
   static bool test_all(std::vector<MPI_Request>& requests);
   static bool test_all_received(std::vector<MPI_Request>& requests, double& bytes);
+  // MPI_Alltoallv on bytes: counts and displacements per rank, in bytes. Throws Error when MPI
+  // fails (errors come back on communicators whose handler returns them).
+  void alltoallv_bytes(const void* send, const std::vector<int>& send_counts,
+                       const std::vector<int>& send_displs, void* recv,
+                       const std::vector<int>& recv_counts,
+                       const std::vector<int>& recv_displs) const;
   // Gives MPI a chance to move pending messages (a non-blocking probe: any MPI call progresses
   // the library, and a probe has no side effects).
   void progress() const;
@@ -110,6 +117,19 @@ class Communicator {
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
 };
+
+// Communicators made from groups, for a caller whose processes are named elsewhere (a BLACS grid):
+// the ranks in MPI_COMM_WORLD of the processes numbered `ranks` in `comm` (Error when one is not
+// in MPI_COMM_WORLD); a new communicator over the processes with these world ranks, ranked in
+// this order (collective over them; Error when MPI cannot make it), its errors returned as codes.
+std::vector<int> world_ranks(MPI_Comm comm, const std::vector<int>& ranks);
+MPI_Comm communicator_over(const std::vector<int>& world_ranks, int tag);
+// Frees a communicator cuboid made, unless MPI has finalised (which freed it); leaves it NULL.
+void free_communicator(MPI_Comm& comm);
+// A Fortran handle (MPI_Fint) as a C communicator.
+MPI_Comm from_fortran(MPI_Fint comm);
+// Ends every process of the job with `code` (MPI_Abort on MPI_COMM_WORLD).
+[[noreturn]] void end_job(int code);
 
 // The messages a gathered send is cut into, cut where irecv cuts a receive of the same total:
 // every message but the last carries exactly `max_bytes`, a block may be split between two, and

@@ -1,8 +1,7 @@
 #pragma once
 // cuboid's own duplicate of a caller's communicator (the library's distributed entry): made on
-// first use and kept with the caller's communicator as a cached attribute, so that it is freed
-// with that communicator, or when MPI finalises for one that outlives it (MPI_COMM_WORLD:
-// MPI frees only MPI_COMM_SELF's attributes then), and so that cuboid's tags never meet the
+// first use and kept with the caller's communicator (mpi/attribute.hpp), so that it is freed
+// with that communicator or when MPI finalises, and so that cuboid's tags never meet the
 // caller's. Each duplicate has a number never reused, which names it where products are cached
 // (a freed communicator's handle may come back for another one).
 #include <mpi.h>

@@ -9,6 +9,9 @@
 
 #include <cuboid/error.hpp>
 
+#include "mpi/attribute.hpp"
+#include "mpi/communicator.hpp"
+
 namespace cuboid::pxgemm {
 namespace {
 
@@ -37,45 +40,29 @@ std::mutex& cache_mutex() {
   return m;
 }
 // What a system communicator was last seen to hold: the process numbers of a grid and the
-// grid's communicator (owned by the cache below). Kept as an attribute of the system
-// communicator, not by its handle: BLACS may name a grid by the grid's own communicator, which
-// Cblacs_gridexit frees, and MPI hands the same handle to a later communicator with other
-// processes. An attribute goes with its communicator.
+// grid's communicator (owned by the cache below). Kept with the system communicator, not by its
+// handle: BLACS may name a grid by the grid's own communicator, which Cblacs_gridexit frees, and
+// MPI hands the same handle to a later communicator with other processes.
 struct Seen {
   std::vector<int> numbers;
   MPI_Comm comm = MPI_COMM_NULL;
 };
-int& seen_keyval() {
-  static int keyval = MPI_KEYVAL_INVALID;
-  return keyval;
-}
-// Every Seen still attached somewhere, so that those on communicators BLACS never frees are
-// deleted when cuboid lets go of its grids. Its own lock: MPI deletes an attribute from inside
-// MPI_Comm_set_attr, where the cache's lock is held.
-std::mutex& seen_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::vector<std::unique_ptr<Seen>>& seen_pool() {
-  static std::vector<std::unique_ptr<Seen>> pool;
-  return pool;
-}
-int forget_seen(MPI_Comm, int, void* value, void*) {
-  std::lock_guard<std::mutex> lock(seen_mutex());
-  auto& pool = seen_pool();
-  for (auto& p : pool)
-    if (p.get() == value) {
-      p = std::move(pool.back());
-      pool.pop_back();
-      break;
-    }
-  return MPI_SUCCESS;
+mpi::Attached<Seen>& seen() {
+  static mpi::Attached<Seen> s;
+  return s;
 }
 
-// Grid communicators by their members (world ranks, row-major in the grid).
+// Grid communicators by their members (world ranks, row-major in the grid), freed when MPI
+// finalises.
 std::vector<std::pair<std::vector<int>, MPI_Comm>>& cache() {
   static std::vector<std::pair<std::vector<int>, MPI_Comm>> c;
   return c;
+}
+
+void free_grid_communicators() {
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  for (auto& [members, comm] : cache()) mpi::free_communicator(comm);
+  cache().clear();
 }
 
 }  // namespace
@@ -105,59 +92,33 @@ MPI_Comm grid_communicator(int ctxt, const GridInfo& g) {
   // The grid seen last on this system communicator, with the same process numbers, is the same
   // grid: no group arithmetic on a repeated call.
   std::lock_guard<std::mutex> lock(cache_mutex());
-  if (seen_keyval() == MPI_KEYVAL_INVALID)
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_seen, &seen_keyval(), nullptr);
-  {
-    void* value = nullptr;
-    int found = 0;
-    MPI_Comm_get_attr(system, seen_keyval(), &value, &found);
-    if (found && static_cast<Seen*>(value)->numbers == numbers)
-      return static_cast<Seen*>(value)->comm;
-  }
+  if (const Seen* last = seen().find(system); last && last->numbers == numbers) return last->comm;
   auto remember = [&](MPI_Comm comm) {
-    Seen* seen = nullptr;
-    {
-      std::lock_guard<std::mutex> pool_lock(seen_mutex());
-      seen_pool().push_back(std::make_unique<Seen>(Seen{numbers, comm}));
-      seen = seen_pool().back().get();
-    }
-    MPI_Comm_set_attr(system, seen_keyval(), seen);
+    seen().attach(system, std::make_unique<Seen>(Seen{numbers, comm}));
     return comm;
   };
-  std::vector<int> members(numbers.size(), MPI_UNDEFINED);
-  MPI_Group sys_group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
-  MPI_Comm_group(system, &sys_group);
-  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
-  MPI_Group_translate_ranks(sys_group, int(numbers.size()), numbers.data(), world_group,
-                            members.data());
-  MPI_Group_free(&sys_group);
-  for (int w : members)
-    if (w == MPI_UNDEFINED) {
-      MPI_Group_free(&world_group);
-      throw Error("p?gemm_: the processes of BLACS context " + std::to_string(ctxt) +
-                  " are not all in MPI_COMM_WORLD");
-    }
+  std::vector<int> members;
+  try {
+    members = mpi::world_ranks(system, numbers);
+  } catch (const std::exception&) {
+    throw Error("p?gemm_: the processes of BLACS context " + std::to_string(ctxt) +
+                " are not all in MPI_COMM_WORLD");
+  }
   for (const auto& [key, comm] : cache())
-    if (key == members) {
-      MPI_Group_free(&world_group);
-      return remember(comm);
-    }
-  MPI_Group grid = MPI_GROUP_NULL;
-  MPI_Group_incl(world_group, int(members.size()), members.data(), &grid);
+    if (key == members) return remember(comm);
   MPI_Comm comm = MPI_COMM_NULL;
-  const int rc = MPI_Comm_create_group(MPI_COMM_WORLD, grid, 0x0c0b, &comm);
-  MPI_Group_free(&grid);
-  MPI_Group_free(&world_group);
-  if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL)
+  try {
+    comm = mpi::communicator_over(members, 0x0c0b);
+  } catch (const std::exception&) {
     throw Error("p?gemm_: could not make a communicator for BLACS context " + std::to_string(ctxt));
-  int me = -1;
-  MPI_Comm_rank(comm, &me);
+  }
+  if (cache().empty()) mpi::at_finalize(free_grid_communicators);
+  cache().push_back({members, comm});
+  const int me = mpi::Communicator(comm).rank();
   if (me != g.myrow * g.cols + g.mycol)
     throw Error("p?gemm_: BLACS placed this process at (" + std::to_string(g.myrow) + ", " +
                 std::to_string(g.mycol) + ") but its rank in the grid's processes is " +
                 std::to_string(me));
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  cache().push_back({members, comm});
   return remember(comm);
 }
 
@@ -172,21 +133,7 @@ void pblas_abort(int ctxt, const char* routine, int info) {
     std::fprintf(stderr, "{%s}: parameter number %d had an illegal value\n", routine, -info);
   else
     std::fprintf(stderr, "{%s}: error %d\n", routine, info);
-  MPI_Abort(MPI_COMM_WORLD, info < 0 ? -info : info);
-}
-
-void free_grid_communicators() {
-  std::lock_guard<std::mutex> lock(cache_mutex());
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  for (auto& [members, comm] : cache())
-    if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  cache().clear();
-  // A freed key is never looked up again; what attributes still point to goes with the pool
-  // (their deletion later finds nothing to free).
-  if (!finalized && seen_keyval() != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&seen_keyval());
-  std::lock_guard<std::mutex> pool_lock(seen_mutex());
-  seen_pool().clear();
+  mpi::end_job(info < 0 ? -info : info);
 }
 
 }  // namespace cuboid::pxgemm

@@ -17,15 +17,12 @@ GridInfo grid_info(int ctxt);
 
 // A communicator over the grid's processes, ranks row-major in the grid (prow * cols + pcol)
 // whatever the grid's own order; made on the first call for a grid (collective over its
-// processes) and kept until MPI finalises. Throws cuboid::Error when BLACS cannot say.
+// processes) and freed when MPI finalises. Throws cuboid::Error when BLACS cannot say.
 MPI_Comm grid_communicator(int ctxt, const GridInfo& g);
 
 // PBLAS's error exit (PB_Cabort, which an application or test harness may replace), INFO < 0
 // for an illegal argument, > 0 for a failure; when the application has none, prints the message
-// and calls MPI_Abort. Returns only where a replacement returns.
+// and ends the job. Returns only where a replacement returns.
 void pblas_abort(int ctxt, const char* routine, int info);
-
-// Frees every grid communicator (at MPI finalisation).
-void free_grid_communicators();
 
 }  // namespace cuboid::pxgemm

@@ -26,6 +26,8 @@
 #include <nlohmann/json.hpp>
 
 #include "deck/deck.hpp"
+#include "mpi/attribute.hpp"
+#include "mpi/communicator.hpp"
 #include "partition/strategy.hpp"
 #include "pxgemm/blacs.hpp"
 #include "pxgemm/redistribute.hpp"
@@ -247,16 +249,11 @@ Runtime& runtime() {
   if (!r->processors.empty()) o.processors = r->processors;
   r->context = std::make_unique<Context>(o);
   set_rank_options(*r->context, ranks);
-  // Torn down before MPI finalises: MPI frees MPI_COMM_SELF's attributes first thing there.
-  int keyval = MPI_KEYVAL_INVALID;
-  auto at_finalize = [](MPI_Comm, int, void*, void*) -> int {
-    free_grid_communicators();
+  // Torn down before MPI finalises, with what it holds of MPI.
+  mpi::at_finalize([] {
     std::lock_guard<std::mutex> lock(runtime_mutex());
     runtime_slot().reset();
-    return MPI_SUCCESS;
-  };
-  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, nullptr);
-  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  });
   slot = std::move(r);
   return *slot;
 }
@@ -306,7 +303,9 @@ bool check_product(MPI_Comm comm, const Grid& grid, std::int64_t m, std::int64_t
             absolute ? Z(std::abs(a)) * v[std::size_t(gj)] : a * v[std::size_t(gj)];
       }
     }
-    MPI_Allreduce(MPI_IN_PLACE, y.data(), int(2 * out_len), MPI_DOUBLE, MPI_SUM, comm);
+    // std::complex<double> is an array of two doubles.
+    mpi::Communicator(comm).allreduce_sum(reinterpret_cast<double*>(y.data()),
+                                          2 * std::size_t(out_len));
     return y;
   };
   std::vector<Z> xa(x.size());
@@ -432,8 +431,7 @@ void hand_on(const Runtime& rt, const Call<Scalar>& x, const std::string& why) {
   scalapack(x.transa, x.transb, x.M, x.N, x.K, x.alpha, x.a, x.IA, x.JA, x.desca, x.b, x.IB, x.JB,
             x.descb, x.beta, x.c, x.IC, x.JC, x.descc);
   if (rt.report_path.empty()) return;
-  int me = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  const int me = mpi::Communicator(MPI_COMM_WORLD).rank();
   append_line(
       rt.report_path + "." + std::to_string(me),
       {{"routine", Traits<Scalar>::lower}, {"m", x.m}, {"n", x.n}, {"k", x.k}, {"fallback", why}});
@@ -528,11 +526,10 @@ template <class Scalar>
 void report_call(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g,
                  const std::string& path, const std::string& partition, double received,
                  double moved, double seconds) {
-  double mine[3] = {received, moved, seconds}, most[3] = {0, 0, 0};
-  MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
-  int me = 0;
-  MPI_Comm_rank(comm, &me);
-  if (me != 0) return;
+  const mpi::Communicator grid_comm(comm);
+  std::vector<double> most{received, moved, seconds};
+  grid_comm.allreduce_max(most);
+  if (grid_comm.rank() != 0) return;
   append_line(rt.report_path, {{"routine", Traits<Scalar>::lower},
                                {"m", x.m},
                                {"n", x.n},

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "mpi/communicator.hpp"
+
 namespace cuboid::pxgemm {
 namespace {
 
@@ -123,9 +125,9 @@ double redistribute(const Grid& grid, std::int64_t rows, std::int64_t cols,
     for (std::int64_t y = p.y0; y < p.y1; ++y)
       for (std::int64_t x = p.x0; x < p.x1; ++x) out[std::size_t(at++)] = source_at(p, x, y);
   }
-  if (P > 1 && MPI_Alltoallv(out.data(), scount.data(), sdispl.data(), MPI_BYTE, in.data(),
-                             rcount.data(), rdispl.data(), MPI_BYTE, grid.comm) != MPI_SUCCESS)
-    throw std::runtime_error("redistribution: MPI_Alltoallv failed");
+  if (P > 1)
+    mpi::Communicator(grid.comm).alltoallv_bytes(out.data(), scount, sdispl, in.data(), rcount,
+                                                 rdispl);
   for (int r = 0; r < P; ++r) cursor[std::size_t(r)] = rdispl[std::size_t(r)] / elem;
   for (const Piece& p : mine) {
     if (p.dst != me || p.src == me) continue;
