@@ -1,9 +1,9 @@
 // `cuboid info` and `cuboid calibrate DECK`.
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include <iostream>
 
+#include "app/commands.hpp"
 #include "app/kokkos_session.hpp"
 #include "app/run_command.hpp"
 #include "app/setup.hpp"
@@ -11,18 +11,14 @@
 
 namespace cuboid::app {
 
-void add_info_command(CLI::App& app) {
-  CLI::App* cmd =
-      app.add_subcommand("info", "Show the Kokkos configuration, spaces, TPLs, MPI and threads");
-  cmd->callback([] {
-    KokkosSession kokkos;
-    std::cout << platform::describe_build();
-    std::cout << "Processors by default:";
-    for (const auto& n : platform::default_processor_names()) std::cout << " " << n;
-    std::cout << " (add \"staged\" for a host-backed processor with its own memory, "
-                 "\"emulated\" for the device pipeline on an emulated device)\n";
-    std::cout << "Speed cache: " << platform::default_speed_cache_path() << "\n";
-  });
+void info_command() {
+  KokkosSession kokkos;
+  std::cout << platform::describe_build();
+  std::cout << "Processors by default:";
+  for (const auto& n : platform::default_processor_names()) std::cout << " " << n;
+  std::cout << " (add \"staged\" for a host-backed processor with its own memory, "
+               "\"emulated\" for the device pipeline on an emulated device)\n";
+  std::cout << "Speed cache: " << platform::default_speed_cache_path() << "\n";
 }
 
 namespace {
@@ -44,24 +40,11 @@ void calibrate_deck(const deck::Deck& d, bool fresh) {
 }
 }  // namespace
 
-void add_calibrate_command(CLI::App& app) {
-  struct Opt {
-    std::string deck;
-    std::vector<std::string> overrides;
-    bool fresh = false;
-  };
-  auto opt = std::make_shared<Opt>();
-  CLI::App* cmd =
-      app.add_subcommand("calibrate", "Measure each processor's GEMM rate for a deck and cache it");
-  cmd->add_option("deck", opt->deck, "Input deck (TOML)")->required();
-  cmd->add_option("--set", opt->overrides, "Override a deck key, e.g. --set problem.tile=512");
-  cmd->add_flag("--fresh", opt->fresh, "Measure again even when the cache has a value");
-  cmd->callback([opt] {
-    const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
-    KokkosSession kokkos;
-    with_scalar(d.problem.precision,
-                [&](auto zero) { calibrate_deck<decltype(zero)>(d, opt->fresh); });
-  });
+void calibrate_command(const CalibrateOptions& options) {
+  const deck::Deck d = deck::load_deck(options.deck, options.overrides);
+  KokkosSession kokkos;
+  with_scalar(d.problem.precision,
+              [&](auto zero) { calibrate_deck<decltype(zero)>(d, options.fresh); });
 }
 
 }  // namespace cuboid::app

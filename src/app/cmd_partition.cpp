@@ -1,4 +1,4 @@
-#include "app/cmd_partition.hpp"
+#include "app/commands.hpp"
 
 #include <fmt/format.h>
 
@@ -22,11 +22,7 @@
 namespace cuboid::app {
 namespace {
 
-struct Options {
-  std::string dims, speeds, algorithm = "nrrp3d", discretize = "stepped", json, svg;
-  bool json_given = false, svg_given = false;
-  std::int64_t rows = 64;
-};
+using Options = PartitionOptions;
 
 std::vector<std::string> split_numbers(const std::string& text) {
   std::string s = text;
@@ -160,33 +156,6 @@ void run(const Options& o) {
 
 }  // namespace
 
-void add_partition_command(CLI::App& app) {
-  auto opts = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "partition", "Partition an M x N x K cuboid of tile tasks among processors of given speeds");
-  cmd->add_option("--dims", opts->dims, "Tile counts M,N,K")->required();
-  cmd->add_option("--speeds", opts->speeds,
-                  "Speeds w1,w2,... or @FILE (numbers separated by commas or whitespace)")
-      ->required();
-  cmd->add_option("--algorithm", opts->algorithm,
-                  "nrrp3d, nrrp3d-2mode, nrrp2d, column, slab or grid")
-      ->capture_default_str();
-  cmd->add_option("--discretize", opts->discretize,
-                  "stepped (exact task counts, the algorithm's cuts made exact with one-layer "
-                  "steps), precise (exact counts, tiles near cuts handed out one by one), rounded "
-                  "(rounded cuts) or none (continuous)")
-      ->capture_default_str();
-  CLI::Option* json =
-      cmd->add_option("--json", opts->json, "Write the partition and its measures as JSON");
-  CLI::Option* svg = cmd->add_option("--svg", opts->svg, "Draw the partition as SVG");
-  cmd->add_option("--rows", opts->rows, "Processors listed in the table")
-      ->capture_default_str()
-      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 40));
-  cmd->callback([opts, json, svg] {
-    opts->json_given = json->count() > 0;
-    opts->svg_given = svg->count() > 0;
-    run(*opts);
-  });
-}
+void partition_command(const PartitionOptions& options) { run(options); }
 
 }  // namespace cuboid::app

@@ -1,7 +1,6 @@
 // `cuboid run DECK`: deck -> platform -> partition -> discretise -> plan -> execute -> validate
 // -> report.
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -9,6 +8,7 @@
 #include <numeric>
 
 #include "app/auto_partition.hpp"
+#include "app/commands.hpp"
 #include "app/estimates.hpp"
 #include "app/kokkos_session.hpp"
 #include "app/records.hpp"
@@ -35,15 +35,6 @@
 
 namespace cuboid::app {
 namespace {
-
-struct RunOptions {
-  std::string deck;
-  std::vector<std::string> overrides;
-  std::string json;
-  bool json_given = false;
-  exec::Fault fault = exec::Fault::none;
-  bool dry_run = false;
-};
 
 // FNV-1a over the 64-bit words of C: equal hashes across runs mean (up to collisions) bitwise
 // equal products, which a fixed plan must give however its copies were timed.
@@ -373,51 +364,22 @@ void require_validation_for_fault(const deck::Deck& d, exec::Fault fault) {
                 " tests the validation, which run.validate = false turns off");
 }
 
-void add_run_command(CLI::App& app) {
-  auto opt = std::make_shared<RunOptions>();
-  CLI::App* cmd =
-      app.add_subcommand("run", "Run the product described by a deck, validate it and report");
-  cmd->add_option("deck", opt->deck, "Input deck (TOML), e.g. inputs/quickstart.toml")->required();
-  cmd->add_option("--set", opt->overrides,
-                  "Override a deck key, e.g. --set problem.m=4096 --set partition.algorithm=grid");
-  CLI::Option* json =
-      cmd->add_option("--json", opt->json, "Write the run record as JSON to this file");
-  auto fault = std::make_shared<std::string>("none");
-  cmd->add_option("--inject-fault", *fault,
-                  "For testing validation: drop-task (one tile task is not computed) or corrupt "
-                  "(one element of C is changed after the GEMMs); the run must then fail "
-                  "validation (exit status 3)")
-      ->check(CLI::IsMember({"none", "drop-task", "corrupt"}));
-  CLI::Option* dry = cmd->add_flag(
-      "--dry-run", opt->dry_run,
-      "Partition and predict without multiplying: the partition (under mpirun the rank "
-      "partition), each processor's or rank's share, the predicted time, bytes and memory; no "
-      "matrix is made and no record written");
-  dry->excludes(json);
-  cmd->callback([opt, json, fault] {
-    opt->json_given = json->count() > 0;
-    opt->fault = *exec::parse_fault(*fault);
-    if (opt->dry_run && opt->fault != exec::Fault::none)
-      throw CLI::ValidationError(
-          "--inject-fault", "tests the validation of a product, which a --dry-run does not make");
+int run_command(const RunOptions& options) {
 #if CUBOID_ENABLE_MPI
-    // Started by mpirun: the distributed pipeline (src/mpi), which loads the deck itself so
-    // that only rank 0 reports a bad one.
-    if (mpi::launched_by_mpi()) {
-      if (const int rc = run_distributed_command(opt->deck, opt->overrides,
-                                                 opt->json_given ? &opt->json : nullptr, opt->fault,
-                                                 opt->dry_run))
-        throw CLI::RuntimeError(rc);
-      return;
-    }
+  // Started by mpirun: the distributed pipeline (src/mpi), which loads the deck itself so that
+  // only rank 0 reports a bad one.
+  if (mpi::launched_by_mpi())
+    return run_distributed_command(options.deck, options.overrides,
+                                   options.json_given ? &options.json : nullptr, options.fault,
+                                   options.dry_run);
 #endif
-    const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
-    require_validation_for_fault(d, opt->fault);
-    // The record's path is checked before any work, not after the whole run.
-    if (opt->json_given) check_output_path("--json", opt->json);
-    KokkosSession kokkos;
-    with_scalar(d.problem.precision, [&](auto zero) { run_deck<decltype(zero)>(d, *opt); });
-  });
+  const deck::Deck d = deck::load_deck(options.deck, options.overrides);
+  require_validation_for_fault(d, options.fault);
+  // The record's path is checked before any work, not after the whole run.
+  if (options.json_given) check_output_path("--json", options.json);
+  KokkosSession kokkos;
+  with_scalar(d.problem.precision, [&](auto zero) { run_deck<decltype(zero)>(d, options); });
+  return 0;
 }
 
 }  // namespace cuboid::app

@@ -1,13 +1,12 @@
 // `cuboid simulate DECK --ranks P`: what the MPI layer would do on P ranks -- rank-level
 // partition, block-cyclic layout, elements each rank moves, bounds -- without GEMM or MPI.
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <iostream>
 #include <numeric>
 
-#include "app/cmd_simulate.hpp"
+#include "app/commands.hpp"
 #include "app/estimates.hpp"
 #include "deck/deck.hpp"
 #include "layout/comm_report.hpp"
@@ -25,18 +24,6 @@
 
 namespace cuboid::app {
 namespace {
-
-struct SimulateOptions {
-  std::string deck;
-  std::vector<std::string> overrides;
-  int ranks = 0;
-  std::vector<double> speeds;
-  double rank_gflops = 100;
-  double bandwidth_gbs = 10;
-  std::string json;
-  bool json_given = false;
-  bool per_rank = false;
-};
 
 // Per-rank speed factors: --speeds repeated cyclically, else mpi.rank_speeds when it has P
 // entries, else equal.
@@ -344,39 +331,10 @@ void simulate(const deck::Deck& d, const SimulateOptions& o) {
 
 }  // namespace
 
-void add_simulate_command(CLI::App& app) {
-  auto opt = std::make_shared<SimulateOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "simulate",
-      "Partition among P MPI ranks and predict each rank's communication (no GEMM, no MPI)");
-  cmd->add_option("deck", opt->deck, "Input deck (TOML)")->required();
-  cmd->add_option("--ranks", opt->ranks, "Number of ranks P")
-      ->required()
-      ->check(CLI::Range(1, 10000000));
-  cmd->add_option(
-         "--speeds", opt->speeds,
-         "Per-rank speed factors, repeated cyclically over the ranks (default: mpi.rank_speeds, "
-         "else equal); 0 gives a rank no work")
-      ->delimiter(',')
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--set", opt->overrides,
-                  "Override a deck key, e.g. --set partition.algorithm=grid");
-  cmd->add_option("--rank-gflops", opt->rank_gflops, "Time model: GFLOP/s of a rank of mean speed")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--bandwidth-gbs", opt->bandwidth_gbs,
-                  "Time model: GB/s each rank sends or receives")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  CLI::Option* json =
-      cmd->add_option("--json", opt->json, "Write the figures as JSON to this file");
-  cmd->add_flag("--per-rank", opt->per_rank, "Print one line per rank");
-  cmd->callback([opt, json] {
-    const deck::Deck d = deck::load_deck(opt->deck, opt->overrides);
-    opt->json_given = json->count() > 0;
-    if (opt->json_given) check_output_path("--json", opt->json);
-    simulate(d, *opt);
-  });
+void simulate_command(const SimulateOptions& options) {
+  const deck::Deck d = deck::load_deck(options.deck, options.overrides);
+  if (options.json_given) check_output_path("--json", options.json);
+  simulate(d, options);
 }
 
 }  // namespace cuboid::app

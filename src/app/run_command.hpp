@@ -5,15 +5,7 @@
 #include "deck/deck.hpp"
 #include "exec/fault.hpp"
 
-namespace CLI {
-class App;
-}
-
 namespace cuboid::app {
-
-void add_run_command(CLI::App& app);
-void add_info_command(CLI::App& app);
-void add_calibrate_command(CLI::App& app);
 
 // --inject-fault with run.validate = false would pass a wrong product off as a result: refused.
 void require_validation_for_fault(const deck::Deck& d, exec::Fault fault);
