@@ -43,8 +43,7 @@ void calibrate_deck(const deck::Deck& d, bool fresh) {
 void calibrate_command(const CalibrateOptions& options) {
   const deck::Deck d = deck::load_deck(options.deck, options.overrides);
   KokkosSession kokkos;
-  with_scalar(d.problem.precision,
-              [&](auto zero) { calibrate_deck<decltype(zero)>(d, options.fresh); });
+  with_scalar(d, [&](auto zero) { calibrate_deck<decltype(zero)>(d, options.fresh); });
 }
 
 }  // namespace cuboid::app

@@ -378,7 +378,7 @@ int run_command(const RunOptions& options) {
   // The record's path is checked before any work, not after the whole run.
   if (options.json_given) check_output_path("--json", options.json);
   KokkosSession kokkos;
-  with_scalar(d.problem.precision, [&](auto zero) { run_deck<decltype(zero)>(d, options); });
+  with_scalar(d, [&](auto zero) { run_deck<decltype(zero)>(d, options); });
   return 0;
 }
 

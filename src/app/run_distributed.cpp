@@ -570,9 +570,8 @@ int run_distributed_command(const std::string& deck_path, const std::vector<std:
     }
     comm.agree(failure);
     KokkosSession kokkos;
-    return with_scalar(d.problem.precision, [&](auto zero) {
-      return run_rank<decltype(zero)>(d, comm, json, fault, dry_run);
-    });
+    return with_scalar(
+        d, [&](auto zero) { return run_rank<decltype(zero)>(d, comm, json, fault, dry_run); });
   } catch (const mpi::CollectiveFailure& f) {
     if (comm.rank() == 0)
       std::cerr << "cuboid: error" << (f.origin != 0 ? fmt::format(" (rank {})", f.origin) : "")

@@ -11,6 +11,7 @@
 #include "pipeline/local_multiply.hpp"
 #include "pipeline/prepare.hpp"
 #include "platform/calibration.hpp"
+#include "util/error.hpp"
 
 namespace cuboid::app {
 
@@ -19,8 +20,16 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d);
 // Calls f with a value (zero) of the deck's scalar type: the one switch from the deck's precision
 // to the templates.
 template <class F>
-decltype(auto) with_scalar(deck::Precision p, F&& f) {
-  switch (p) {
+decltype(auto) with_scalar(const deck::Deck& d, F&& f) {
+#if CUBOID_DOUBLE_ONLY
+  if (d.problem.precision != deck::Precision::float64)
+    throw Error(d.at("problem.precision") +
+                ": this build computes double precision only (configured with "
+                "CUBOID_PRECISIONS=double, as scripts/quickstart does); scripts/check or `cmake "
+                "--preset default` builds every precision");
+  return f(double{});
+#else
+  switch (d.problem.precision) {
     case deck::Precision::float32:
       return f(float{});
     case deck::Precision::complex64:
@@ -31,6 +40,7 @@ decltype(auto) with_scalar(deck::Precision p, F&& f) {
       break;
   }
   return f(double{});
+#endif
 }
 
 // What the planner needs to know of each processor: its memory budget (devices: 80 % of free

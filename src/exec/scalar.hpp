@@ -127,9 +127,14 @@ struct PerScalar {
 }  // namespace exec
 }  // namespace cuboid
 
-// The scalar types every templated layer is instantiated for.
+// The scalar types every templated layer is instantiated for (double alone in a build configured
+// with CUBOID_PRECISIONS=double).
+#if CUBOID_DOUBLE_ONLY
+#define CUBOID_FOR_EACH_SCALAR(X) X(double)
+#else
 #define CUBOID_FOR_EACH_SCALAR(X) \
   X(float)                        \
   X(double)                       \
   X(Kokkos::complex<float>)       \
   X(Kokkos::complex<double>)
+#endif
