@@ -28,6 +28,7 @@
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
+#include "util/trace.hpp"
 #if CUBOID_ENABLE_MPI
 #include "app/run_distributed.hpp"
 #include "mpi/communicator.hpp"
@@ -190,8 +191,11 @@ std::vector<exec::RunResult> repeat(const deck::Deck& d, pipeline::LocalMultiply
   const int total = d.run.warmup + d.run.repetitions;
   for (int r = 0; r < total; ++r) {
     Kokkos::deep_copy(x.C, x.C0);
+    const auto traced_from = trace::Clock::now();
     auto res = lm.multiply(plan, x.A, x.B, x.C, exec::make_scalar<Scalar>(pr.alpha, pr.alpha_im),
                            exec::make_scalar<Scalar>(pr.beta, pr.beta_im));
+    trace::complete("run", r < d.run.warmup ? "warm-up" : "repetition", traced_from,
+                    trace::Clock::now(), "\"index\": " + std::to_string(r));
     if (fault == exec::Fault::corrupt) x.C(0, 0) = exec::flip_exponent_bit(x.C(0, 0));
     hashes.push_back(bitwise_hash(x.C));
     const bool warm = r < d.run.warmup;
@@ -368,17 +372,19 @@ int run_command(const RunOptions& options) {
 #if CUBOID_ENABLE_MPI
   // Started by mpirun: the distributed pipeline (src/mpi), which loads the deck itself so that
   // only rank 0 reports a bad one.
-  if (mpi::launched_by_mpi())
-    return run_distributed_command(options.deck, options.overrides,
-                                   options.json_given ? &options.json : nullptr, options.fault,
-                                   options.dry_run);
+  if (mpi::launched_by_mpi()) return run_distributed_command(options);
 #endif
   const deck::Deck d = deck::load_deck(options.deck, options.overrides);
   require_validation_for_fault(d, options.fault);
-  // The record's path is checked before any work, not after the whole run.
+  // The record's and the trace's paths are checked before any work, not after the whole run.
   if (options.json_given) check_output_path("--json", options.json);
+  if (!options.trace.empty()) {
+    check_output_path("--trace", options.trace);
+    trace::enable();
+  }
   KokkosSession kokkos;
   with_scalar(d, [&](auto zero) { run_deck<decltype(zero)>(d, options); });
+  if (!options.trace.empty()) trace::write("--trace", options.trace, {trace::take_events()});
   return 0;
 }
 

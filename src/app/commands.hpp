@@ -18,6 +18,7 @@ struct RunOptions {
   bool json_given = false;
   exec::Fault fault = exec::Fault::none;
   bool dry_run = false;
+  std::string trace;  // --trace FILE: Chrome trace-event JSON of the run; empty: none
 };
 int run_command(const RunOptions& options);
 

@@ -35,6 +35,10 @@ void add_run(CLI::App& app) {
       "partition), each processor's or rank's share, the predicted time, bytes and memory; no "
       "matrix is made and no record written");
   dry->excludes(json);
+  cmd->add_option("--trace", opt->trace,
+                  "Write a trace of the run (Chrome trace-event JSON: open it in Perfetto or "
+                  "chrome://tracing): each processor's GEMMs, copies, packing and unpacking, and "
+                  "under mpirun each rank's pieces and messages");
   cmd->callback([opt, json, fault] {
     opt->json_given = json->count() > 0;
     opt->fault = *cuboid::exec::parse_fault(*fault);

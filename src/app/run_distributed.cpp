@@ -28,6 +28,7 @@
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
+#include "util/trace.hpp"
 
 namespace cuboid::app {
 namespace {
@@ -551,27 +552,49 @@ int run_rank(const deck::Deck& d, const mpi::Communicator& comm, const std::stri
   return out.validated && !out.validation.passed ? kValidationFailed : 0;
 }
 
+// Every rank's events of the run, in one file written by rank 0 (collective).
+int write_trace(const mpi::Communicator& comm, const std::string& path) {
+  const std::vector<std::string> events = comm.gather(trace::take_events(), 0);
+  if (comm.rank() != 0) return 0;
+  try {
+    trace::write("--trace", path, events);
+  } catch (const std::exception& e) {
+    std::cerr << "cuboid: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
-int run_distributed_command(const std::string& deck_path, const std::vector<std::string>& overrides,
-                            const std::string* json, exec::Fault fault, bool dry_run) {
+int run_distributed_command(const RunOptions& o) {
   mpi::MpiSession mpi;
   mpi::Communicator comm;
+  const std::string* json = o.json_given ? &o.json : nullptr;
   try {
     deck::Deck d;
     std::exception_ptr failure;
     try {
-      d = deck::load_deck(deck_path, overrides);
-      require_validation_for_fault(d, fault);
-      // Only rank 0 writes the record; its path is checked before any work.
+      d = deck::load_deck(o.deck, o.overrides);
+      require_validation_for_fault(d, o.fault);
+      with_scalar(d, [](auto) {});  // a precision this build lacks is refused by every rank
+      // Only rank 0 writes the record and the trace; their paths are checked before any work.
       if (json && comm.rank() == 0) check_output_path("--json", *json);
+      if (!o.trace.empty() && comm.rank() == 0) check_output_path("--trace", o.trace);
     } catch (...) {
       failure = std::current_exception();
     }
     comm.agree(failure);
+    if (!o.trace.empty()) {
+      trace::set_process(comm.rank(), "rank " + std::to_string(comm.rank()));
+      trace::enable();
+    }
     KokkosSession kokkos;
-    return with_scalar(
-        d, [&](auto zero) { return run_rank<decltype(zero)>(d, comm, json, fault, dry_run); });
+    const int status = with_scalar(
+        d, [&](auto zero) { return run_rank<decltype(zero)>(d, comm, json, o.fault, o.dry_run); });
+    if (o.trace.empty()) return status;
+    const int traced = write_trace(comm, o.trace);
+    return status != 0 ? status : traced;
   } catch (const mpi::CollectiveFailure& f) {
     if (comm.rank() == 0)
       std::cerr << "cuboid: error" << (f.origin != 0 ? fmt::format(" (rank {})", f.origin) : "")

@@ -101,7 +101,12 @@ struct StagedHostBackend {
       q_[lane_compute].submit([this, team, ops, alpha, a, b, beta, c] {
         const double t = now_seconds();
         stall_s_ += t - last_gemm_end_;
+        const auto traced_from = trace::on() ? trace::Clock::now() : trace::Clock::time_point{};
         team_gemm(exec_space(), team, threads_, ops, alpha, a, b, beta, c);
+        if (trace::on())
+          trace::complete(
+              spec_.name + " gemm", "gemm", traced_from, trace::Clock::now(),
+              "\"m\": " + std::to_string(c.extent(0)) + ", \"n\": " + std::to_string(c.extent(1)));
         const double e = now_seconds();
         slow_down(spec_, e - t, e - run_start_);
         const double d = now_seconds();
@@ -177,15 +182,23 @@ struct StagedHostBackend {
           free_at = begin + std::chrono::duration_cast<clock::duration>(
                                 std::chrono::duration<double>(double(bytes) / bytes_per_s_));
           std::this_thread::sleep_until(free_at);
+          traced_copy(l, begin, std::max(free_at, clock::now()), bytes);
           // The copy's time is the link's: from its begin to its end.
           copy_ns_[l] += std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::max(free_at, clock::now()) - begin)
                              .count();
           return;
         }
+        traced_copy(l, t0, clock::now(), bytes);
         copy_ns_[l] +=
             std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count();
       });
+    }
+    void traced_copy(Lane l, trace::Clock::time_point begin, trace::Clock::time_point end,
+                     std::size_t bytes) const {
+      if (trace::on())
+        trace::complete(spec_.name + (l == lane_in ? " copy in" : " copy out"), "copy", begin, end,
+                        "\"bytes\": " + std::to_string(bytes));
     }
 
     platform::ProcessorSpec spec_;

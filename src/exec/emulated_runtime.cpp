@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "util/error.hpp"
+#include "util/trace.hpp"
 
 namespace cuboid::exec {
 
@@ -48,9 +49,10 @@ struct EmulatedEvent {
 
 class EmulatedStream {
  public:
-  EmulatedStream(const platform::ProcessorSpec& spec, bool lazy)
+  EmulatedStream(const platform::ProcessorSpec& spec, bool lazy, int index)
       : spec_(spec),
         lazy_(lazy),
+        track_(spec.name + " stream " + std::to_string(index)),
         bytes_per_s_(spec.link_gbs > 0 ? spec.link_gbs * 1e9 : 0),
         run_start_(Clock::now()),
         thread_([this] { loop(); }) {}
@@ -105,6 +107,7 @@ class EmulatedStream {
         std::this_thread::sleep_until(
             t0 + std::chrono::duration_cast<Clock::duration>(
                      std::chrono::duration<double>(double(bytes) / bytes_per_s_)));
+      trace::complete(track_, "copy", t0, Clock::now(), "\"bytes\": " + std::to_string(bytes));
     });
   }
   void gemm(double flops, std::function<void()> task) {
@@ -118,6 +121,7 @@ class EmulatedStream {
       else
         task();
       const auto t1 = Clock::now();
+      trace::complete(track_, "gemm", t0, t1);
       Clock::time_point start;
       {
         std::lock_guard<std::mutex> l(g_m);
@@ -165,6 +169,7 @@ class EmulatedStream {
 
   const platform::ProcessorSpec spec_;
   const bool lazy_;
+  const std::string track_;  // in a trace
   const double bytes_per_s_;
   // Under g_m.
   std::deque<Task> tasks_;
@@ -179,7 +184,7 @@ std::vector<EmulatedRuntime::Instance> EmulatedRuntime::make_instances(
     int n, const platform::ProcessorSpec& spec) {
   const bool lazy = spec.lazy_queues || lazy_from_environment();
   std::vector<Instance> out;
-  for (int i = 0; i < n; ++i) out.push_back(std::make_shared<EmulatedStream>(spec, lazy));
+  for (int i = 0; i < n; ++i) out.push_back(std::make_shared<EmulatedStream>(spec, lazy, i));
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kokkos_ext/compat.hpp"
+#include "util/trace.hpp"
 
 namespace cuboid::exec {
 
@@ -110,6 +111,8 @@ template <class Scalar>
 void add_partials(const Plan& plan, const std::vector<HostMatrix<Scalar>>& partials,
                   const HostMatrix<Scalar>& C) {
   kokkos_ext::ScopedRegion region("cuboid::exec::reduce");
+  trace::Span span("reduction", "add split-k partials",
+                   "\"blocks\": " + std::to_string(plan.partials.size()));
   for (std::size_t b = 0; b < plan.partials.size(); ++b) {
     const Rect& r = plan.partials[b].c;
     auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));

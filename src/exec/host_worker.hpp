@@ -35,6 +35,7 @@ class HostWorker final : public Worker<Scalar> {
       const int team =
           ctx.teams.empty() ? gemm_team(this->spec_) : ctx.teams[std::size_t(ref.owner)];
       const double t = now_seconds();
+      const auto traced_from = trace::on() ? trace::Clock::now() : trace::Clock::time_point{};
       if (step.dest < 0) {
         gemm(exec, team, ctx.ops, ctx.alpha, a, b, beta, Kokkos::subview(ctx.C, rows, cols));
       } else {
@@ -45,6 +46,9 @@ class HostWorker final : public Worker<Scalar> {
         gemm(exec, team, ctx.ops, ctx.alpha, a, b, beta, c);
       }
       exec.fence();
+      if (trace::on())
+        trace::complete(this->spec_.name + " gemm", "gemm", traced_from, trace::Clock::now(),
+                        step_args(step));
       const double e = now_seconds();
       slow_down(this->spec_, e - t, e - t0);
       st.busy_s += now_seconds() - t;

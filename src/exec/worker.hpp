@@ -16,12 +16,22 @@
 #include "kokkos_ext/compat.hpp"
 #include "platform/device_calls.hpp"
 #include "platform/processor.hpp"
+#include "util/trace.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
 
 namespace cuboid::exec {
+
+// A step in a trace event's arguments: its C block (rows, columns) and its k range.
+inline std::string step_args(const Step& s) {
+  auto range = [](std::int64_t a, std::int64_t b) {
+    return "[" + std::to_string(a) + ", " + std::to_string(b) + "]";
+  };
+  return "\"rows\": " + range(s.c.i0, s.c.i1) + ", \"cols\": " + range(s.c.j0, s.c.j1) +
+         ", \"k\": " + range(s.l0, s.l1);
+}
 
 struct WorkerStats {
   double busy_s = 0;  // time its GEMMs ran

@@ -6,7 +6,14 @@
 #include <stdexcept>
 #include <utility>
 
+#include "util/trace.hpp"
+
 namespace cuboid::mpi {
+namespace {
+// The track of a rank's messages in a trace (the rank is the trace's process).
+const std::string kTrack = "messages";
+}  // namespace
+
 using layout::CommPlan;
 using layout::Distribution;
 using layout::make_comm_plan;
@@ -73,6 +80,7 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
       comm_.irecv(buffer.data(), buffer.size() * sizeof(Scalar), s, CommPlan::c_tag,
                   c_requests_[std::size_t(s)]);
   }
+  trace::instant(kTrack, "post partial C receives", trace::Clock::now());
   for (std::size_t s = 0; s < std::size_t(window_) && s < plan_.incoming.size(); ++s) post(s);
   std::vector<Communicator::Block> blocks;
   for (const Message& msg : plan_.outgoing) {
@@ -94,6 +102,9 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
     gather(msg.a, A_local, dist_.a);
     gather(msg.b, B_local, dist_.b);
     comm_.isend_blocks(blocks, msg.peer, msg.tag, send_requests_);
+    trace::instant(kTrack, "send inputs", trace::Clock::now(),
+                   "\"to\": " + std::to_string(msg.peer) +
+                       ", \"elements\": " + std::to_string(msg.a_elems + msg.b_elems));
     counters_.a_sent += double(msg.a_elems) * sz;
     counters_.b_sent += double(msg.b_elems) * sz;
   }
@@ -101,6 +112,7 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
 
 template <class Scalar>
 void Exchange<Scalar>::post(std::size_t s) {
+  trace::instant(kTrack, "post receives", trace::Clock::now(), "\"piece\": " + std::to_string(s));
   for (std::size_t m = 0; m < plan_.incoming[s].size(); ++m) {
     const Message& msg = plan_.incoming[s][m];
     comm_.irecv(stage_data(s, m), std::size_t(msg.elements()) * sizeof(Scalar), msg.peer, msg.tag,
@@ -172,7 +184,13 @@ template <class Scalar>
 void Exchange<Scalar>::inputs_for(int s, const Storage& A_local, const Storage& B_local,
                                   const Matrix& A_panel, const Matrix& B_panel) {
   const std::size_t st = std::size_t(s);
-  counters_.recv_mpi += Communicator::wait_all_received(stage_requests_[st]);
+  const std::string piece = "\"piece\": " + std::to_string(s);
+  {
+    // Short when the receives completed while the previous pieces computed.
+    trace::Span waited(kTrack, "wait for inputs", piece);
+    counters_.recv_mpi += Communicator::wait_all_received(stage_requests_[st]);
+  }
+  trace::Span span(kTrack, "unpack inputs", piece);
   for (std::size_t m = 0; m < plan_.incoming[st].size(); ++m)
     unpack(plan_.incoming[st][m], stage_data(st, m), A_panel, B_panel);
   // The slot is free again: the stage `window` ahead receives into it while this piece computes.
@@ -219,6 +237,7 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, Scalar beta,
   // Partials may have been written by a device processor through the engine: let every
   // Kokkos space finish before MPI reads host memory.
   Kokkos::fence();
+  trace::Span span(kTrack, "reduce partial C");
   if (plan_.c_in_place) {
     Communicator::wait_all(send_requests_);
     return;
@@ -258,7 +277,10 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, Scalar beta,
                      return partial(seg, box_c, r, c);
                    });
     } else if (!c_in_[std::size_t(s)].empty()) {
-      counters_.recv_mpi += Communicator::wait_all_received(c_requests_[std::size_t(s)]);
+      {
+        trace::Span waited(kTrack, "wait for partial C", "\"from\": " + std::to_string(s));
+        counters_.recv_mpi += Communicator::wait_all_received(c_requests_[std::size_t(s)]);
+      }
       const Message& msg = plan_.c_in[std::size_t(s)];
       counters_.c_recv += double(msg.a_elems) * sz;
       const Buffer& buffer = c_in_[std::size_t(s)];

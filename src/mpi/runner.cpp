@@ -20,8 +20,14 @@
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 #include "util/timer.hpp"
+#include "util/trace.hpp"
 
 namespace cuboid::mpi {
+namespace {
+// The track of a rank's repetitions and pieces in a trace.
+const std::string kRankTrack = "pieces";
+}  // namespace
+
 using layout::aligned_distribution;
 using layout::AxisOrder;
 using layout::block_cyclic_distribution;
@@ -425,7 +431,13 @@ class RankRun {
     // Every repetition starts from C0, like the single-process run (not timed). The caller's
     // C is its own C0.
     if (regenerate_c_) regenerate_c();
-    if (global) comm_.barrier();
+    if (global) {
+      comm_.barrier();
+      // The ranks' clocks line up at the first barrier (they may be on several nodes).
+      if (trace::on() && !traced_origin_) trace::set_origin(trace::Clock::now());
+      traced_origin_ = true;
+    }
+    trace::Span traced(kRankTrack, "repetition");
     const double t0 = exec::now_seconds();
     Stopwatch sw;
     ex_->start(A_, B_);
@@ -460,6 +472,7 @@ class RankRun {
         rep.phases.compute += sw.seconds();
         continue;
       }
+      trace::Span traced_piece(kRankTrack, "piece", "\"piece\": " + std::to_string(p));
       auto result = local_.multiply(plans_[p], Ap, Bp, Cp, alpha, piece_beta,
                                     [&] { return ex_->progress(); });
       rep.phases.compute += sw.seconds();
@@ -620,6 +633,7 @@ class RankRun {
   std::int64_t max_a_ = 0, max_b_ = 0;
   std::vector<Matrix> box_c_;
   Storage A_, B_, C_, a_panel_, b_panel_;
+  bool traced_origin_ = false;
   bool regenerate_c_ = false;  // C0 is not kept: C is regenerated before each repetition
   Matrix A_array_, B_array_, C_array_;
   std::vector<Rep> reps_;

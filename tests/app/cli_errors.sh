@@ -33,6 +33,7 @@ expect_error override 1 "--set problem.tile=0: problem.tile: 0 is out of range" 
 expect_error flag 109 "The following argument was not expected" -- run "$work/bad-type.toml" --bogus
 expect_error dry_json 108 "--json excludes --dry-run" -- run "$work/one-tile.toml" --dry-run --json "$work/out.json"
 expect_error dry_fault 105 "--inject-fault: tests the validation of a product, which a --dry-run does not make" -- run "$work/one-tile.toml" --dry-run --inject-fault corrupt
+expect_error trace_dir 1 "--trace '$work/absent/trace.json': its directory" -- run "$work/one-tile.toml" --trace "$work/absent/trace.json" --json "$work/out.json"
 # A dry run of a deck too large for this machine predicts it, says a run would be refused, and
 # makes nothing: exit 0, no record, no result.
 out=$("$cuboid" run "$work/too-big.toml" --dry-run 2>&1)
