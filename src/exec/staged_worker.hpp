@@ -296,10 +296,10 @@ class StagedWorker final : public Worker<Scalar> {
     for (int x = 0; x < n; ++x) {
       const Chunk& ch = chunks[std::size_t(x)];
       {
-        trace::Span waited(this->spec_.name + " host", "wait for drained chunk");
+        trace::Span waited({this->spec_.name, "host"}, "wait for drained chunk");
         CUBOID_WAIT("unpack-after-drain", Queues::sync(ch.done));
       }
-      trace::Span span(this->spec_.name + " host", "unpack");
+      trace::Span span({this->spec_.name, "host"}, "unpack");
       // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
       [[maybe_unused]] const bool large =
           double(rows) * double(ch.j1 - ch.j0) * sizeof(Scalar) > double(1 << 22);
@@ -353,11 +353,11 @@ class StagedWorker final : public Worker<Scalar> {
       const int r = ring_next_;
       ring_next_ = (ring_next_ + 1) % kRing;
       {
-        trace::Span waited(this->spec_.name + " host", "wait for staging chunk");
+        trace::Span waited({this->spec_.name, "host"}, "wait for staging chunk");
         CUBOID_WAIT("pack-after-copy",
                     Queues::sync(ring_free_[r]));  // the chunk's last copy has read it
       }
-      trace::Span span(this->spec_.name + " host", "pack");
+      trace::Span span({this->spec_.name, "host"}, "pack");
       Scalar* chunk = ring_.data() + r * chunk_;
       // Read only by the OpenMP pragma: unused in a build without OpenMP (the HIP variant).
       [[maybe_unused]] const bool large =

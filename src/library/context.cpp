@@ -25,6 +25,7 @@
 #include "pipeline/prepare.hpp"
 #include "platform/calibration.hpp"
 #include "platform/device_calls.hpp"
+#include "util/trace.hpp"
 
 namespace cuboid {
 namespace {
@@ -234,6 +235,10 @@ void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
                          Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B,
                          std::int64_t ldb, Scalar beta, Scalar* C, std::int64_t ldc) {
   last = CallReport{};
+  trace::Span traced("calls", "gemm",
+                     trace::on() ? "\"m\": " + std::to_string(m) + ", \"n\": " + std::to_string(n) +
+                                       ", \"k\": " + std::to_string(k)
+                                 : std::string());
   // With alpha = 0, A and B are not read (BLAS lets them be anything).
   check_arguments(op_a, op_b, m, n, k, lda, ldb, ldc, alpha != Scalar(0), A, B, C);
   if (m == 0 || n == 0) return;
@@ -276,6 +281,8 @@ void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
     const Kokkos::DefaultHostExecutionSpace space;
     kokkos_ext::gemm(space, ops, alpha, a, b, beta, c);
     space.fence();
+    trace::complete(specs[std::size_t(host)].name + " gemm", "gemm", t0,
+                    std::chrono::steady_clock::now(), "\"direct\": true");
     last.direct = true;
     last.seconds = seconds_since(t0);
     last.processor = specs[std::size_t(host)].name;
@@ -356,6 +363,14 @@ Context::Context(const ContextOptions& options) : impl_(std::make_unique<Impl>()
     throw KeyedError("discretization", "unknown discretization \"" + options.discretization + "\"");
   x.algorithm = *algorithm, x.discretization = *discretization;
   if (options.tile < 0) throw KeyedError("tile", "tile must not be negative");
+  // CUBOID_TRACE=FILE: this process's trace, written when it exits.
+  if (const char* path = std::getenv("CUBOID_TRACE"); path && *path) {
+    try {
+      trace::record_until_exit("CUBOID_TRACE", path);
+    } catch (const Error& e) {
+      throw KeyedError("CUBOID_TRACE", e.what());
+    }
+  }
   require_kokkos();
   try {
     x.specs = platform::resolve_processors(

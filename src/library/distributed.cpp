@@ -26,6 +26,7 @@
 #include "mpi/duplicate.hpp"
 #include "mpi/runner.hpp"
 #include "partition/strategy.hpp"
+#include "util/trace.hpp"
 
 namespace cuboid {
 namespace {
@@ -376,6 +377,15 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   const mpi::Duplicate& dup = mpi::open_duplicate(user_comm);
   const mpi::Communicator comm(dup.comm);
   report.ranks = comm.size();
+  if (trace::on()) {
+    // Each rank traces to a file of its own, numbered by its rank in the job.
+    const int rank = mpi::Communicator(MPI_COMM_WORLD).rank();
+    trace::set_process(rank, "rank " + std::to_string(rank), true);
+  }
+  trace::Span traced("calls", "distributed gemm",
+                     trace::on() ? "\"m\": " + std::to_string(m) + ", \"n\": " + std::to_string(n) +
+                                       ", \"k\": " + std::to_string(k)
+                                 : std::string());
   const RankOptions& ro = prepared(context).options;
   const Local L =
       check_call(comm, ro, layout, op_a, op_b, m, n, k, alpha, beta, A, lda, B, ldb, C, ldc);

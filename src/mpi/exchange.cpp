@@ -80,7 +80,7 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
       comm_.irecv(buffer.data(), buffer.size() * sizeof(Scalar), s, CommPlan::c_tag,
                   c_requests_[std::size_t(s)]);
   }
-  trace::instant(kTrack, "post partial C receives", trace::Clock::now());
+  if (trace::on()) trace::instant(kTrack, "post partial C receives", trace::Clock::now());
   for (std::size_t s = 0; s < std::size_t(window_) && s < plan_.incoming.size(); ++s) post(s);
   std::vector<Communicator::Block> blocks;
   for (const Message& msg : plan_.outgoing) {
@@ -102,9 +102,10 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
     gather(msg.a, A_local, dist_.a);
     gather(msg.b, B_local, dist_.b);
     comm_.isend_blocks(blocks, msg.peer, msg.tag, send_requests_);
-    trace::instant(kTrack, "send inputs", trace::Clock::now(),
-                   "\"to\": " + std::to_string(msg.peer) +
-                       ", \"elements\": " + std::to_string(msg.a_elems + msg.b_elems));
+    if (trace::on())
+      trace::instant(kTrack, "send inputs", trace::Clock::now(),
+                     "\"to\": " + std::to_string(msg.peer) +
+                         ", \"elements\": " + std::to_string(msg.a_elems + msg.b_elems));
     counters_.a_sent += double(msg.a_elems) * sz;
     counters_.b_sent += double(msg.b_elems) * sz;
   }
@@ -112,7 +113,8 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
 
 template <class Scalar>
 void Exchange<Scalar>::post(std::size_t s) {
-  trace::instant(kTrack, "post receives", trace::Clock::now(), "\"piece\": " + std::to_string(s));
+  if (trace::on())
+    trace::instant(kTrack, "post receives", trace::Clock::now(), "\"piece\": " + std::to_string(s));
   for (std::size_t m = 0; m < plan_.incoming[s].size(); ++m) {
     const Message& msg = plan_.incoming[s][m];
     comm_.irecv(stage_data(s, m), std::size_t(msg.elements()) * sizeof(Scalar), msg.peer, msg.tag,
@@ -184,7 +186,7 @@ template <class Scalar>
 void Exchange<Scalar>::inputs_for(int s, const Storage& A_local, const Storage& B_local,
                                   const Matrix& A_panel, const Matrix& B_panel) {
   const std::size_t st = std::size_t(s);
-  const std::string piece = "\"piece\": " + std::to_string(s);
+  const std::string piece = trace::on() ? "\"piece\": " + std::to_string(s) : std::string();
   {
     // Short when the receives completed while the previous pieces computed.
     trace::Span waited(kTrack, "wait for inputs", piece);

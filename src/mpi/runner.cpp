@@ -437,7 +437,7 @@ class RankRun {
       if (trace::on() && !traced_origin_) trace::set_origin(trace::Clock::now());
       traced_origin_ = true;
     }
-    trace::Span traced(kRankTrack, "repetition");
+    trace::Span traced("run", "repetition");
     const double t0 = exec::now_seconds();
     Stopwatch sw;
     ex_->start(A_, B_);
@@ -465,9 +465,12 @@ class RankRun {
         // engine's hand-off to its worker costs microseconds, as much as a small product (no
         // figures are kept).
         const Kokkos::DefaultHostExecutionSpace space;
+        const auto traced_from = trace::Clock::now();
         kokkos_ext::gemm(space, kokkos_ext::Ops{char(s_.op_a), char(s_.op_b)}, alpha, Ap, Bp,
                          piece_beta, Cp);
         space.fence();
+        trace::complete(local_.processors()[0].name + " gemm", "gemm", traced_from,
+                        trace::Clock::now(), "\"piece\": " + std::to_string(p));
         ex_->progress();
         rep.phases.compute += sw.seconds();
         continue;

@@ -2,11 +2,13 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
 
 #include "util/atomic_output.hpp"
+#include "util/error.hpp"
 
 namespace cuboid::trace {
 namespace {
@@ -26,6 +28,8 @@ struct Recorder {
   std::map<std::string, int> tracks;
   int process = 0;
   std::string process_name = "cuboid";
+  bool own_file = false;
+  std::string exit_flag, exit_path;  // record_until_exit
   // The steady clock's own epoch (boot, on Linux): the same for every process of a node, so
   // that ranks on one node line up without agreeing on anything.
   Clock::time_point origin{};
@@ -72,10 +76,42 @@ void enable() { recording.store(true); }
 
 void disable() { recording.store(false); }
 
-void set_process(int id, const std::string& name) {
+void set_process(int id, const std::string& name, bool own_file) {
   auto& r = recorder();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.process = id, r.process_name = name;
+  r.process = id, r.process_name = name, r.own_file = own_file;
+}
+
+void record_until_exit(const std::string& flag, const std::string& path) {
+  auto& r = recorder();
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (r.exit_path == path) return;
+    if (!r.exit_path.empty())
+      throw Error(flag + " '" + path + "': this process already traces to '" + r.exit_path + "'");
+  }
+  check_output_path(flag, path);
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.exit_flag = flag, r.exit_path = path;
+  }
+  // Registered after the recorder exists, so it runs before the recorder is destroyed.
+  std::atexit([] {
+    auto& rec = recorder();
+    std::string flag, path;
+    {
+      std::lock_guard<std::mutex> lock(rec.mutex);
+      flag = rec.exit_flag, path = rec.exit_path;
+      if (rec.own_file) path += "." + std::to_string(rec.process);
+    }
+    recording.store(false);
+    try {
+      write(flag, path, {take_events()});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cuboid: error: %s\n", e.what());
+    }
+  });
+  enable();
 }
 
 void set_origin(Clock::time_point t) {
@@ -97,6 +133,12 @@ void instant(const std::string& track, const std::string& name, Clock::time_poin
 Span::Span(std::string track, std::string name, std::string args) : on_(on()) {
   if (!on_) return;
   track_ = std::move(track), name_ = std::move(name), args_ = std::move(args);
+  begin_ = Clock::now();
+}
+
+Span::Span(Queue track, const char* name) : on_(on()) {
+  if (!on_) return;
+  track_ = track.owner + " " + track.queue, name_ = name;
   begin_ = Clock::now();
 }
 

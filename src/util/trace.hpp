@@ -21,8 +21,9 @@ bool on();
 // Starts recording (events kept in memory until taken).
 void enable();
 void disable();
-// The process's number and name in the trace (a rank: its number, "rank N").
-void set_process(int id, const std::string& name);
+// The process's number and name in the trace (a rank: its number, "rank N"); `own_file`: a
+// trace written at exit goes to a file of this process's own (record_until_exit).
+void set_process(int id, const std::string& name, bool own_file = false);
 // The instant all timestamps count from.
 void set_origin(Clock::time_point t);
 
@@ -38,6 +39,12 @@ void instant(const std::string& track, const std::string& name, Clock::time_poin
 class Span {
  public:
   Span(std::string track, std::string name, std::string args = {});
+  // On the track "`owner` `queue`" (e.g. "staged host"), joined only when tracing is on.
+  struct Queue {
+    const std::string& owner;
+    const char* queue;
+  };
+  Span(Queue track, const char* name);
   ~Span();
   Span(const Span&) = delete;
   Span& operator=(const Span&) = delete;
@@ -53,6 +60,12 @@ class Span {
 std::string take_events();
 // A whole trace file's text from the event lists of one or more processes.
 std::string document(const std::vector<std::string>& event_lists);
+// From a library: records from now on and writes this process's events when it exits, to
+// `path`, or to `path`.N where set_process gave it a number of its own (a rank N of a job, so
+// that ranks never write the same file). The path is checked first (Error naming `flag`); a
+// failure at exit is printed to stderr. Repeated calls with the same path do nothing.
+void record_until_exit(const std::string& flag, const std::string& path);
+
 // Writes document(event_lists) to `path` whole or not at all; throws Error naming `flag` (what
 // gave the path: "--trace", "CUBOID_TRACE") and the path.
 void write(const std::string& flag, const std::string& path,

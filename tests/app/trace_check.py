@@ -128,6 +128,9 @@ def check_ranks(timed, ranks):
     for r in pids:
         pieces = sorted((e for e in timed if e["pid"] == r and e["track"] == "pieces"
                          and e["name"] == "piece"), key=lambda e: e["ts"])
+        if not any(e["pid"] == r and e["track"] == "run" and e["name"] == "repetition"
+                   for e in timed):
+            fail(f"rank {r}: no repetition on the 'run' track")
         waits = {e["args"]["piece"]: e for e in timed if e["pid"] == r
                  and e["name"] == "wait for inputs"}
         if [p["args"]["piece"] for p in pieces] != sorted(p["args"]["piece"] for p in pieces):

@@ -46,7 +46,7 @@ check() {
   [ $status -ne 0 ] || echo "exports: $(wc -l <<<"$names") symbols exported by $lib, all allowed ($required among them)"
 }
 
-check "$lib" 'ContextInternals::|require_supported_call\(|tile_for\(|(capi|pipeline|exec|platform|partition|kokkos_ext)::' \
+check "$lib" 'ContextInternals::|require_supported_call\(|tile_for\(|(capi|pipeline|exec|platform|partition|kokkos_ext|trace)::' \
   cuboid_dgemm
 # libcuboid.so must load without MPI: no libmpi among what it needs.
 if readelf -d "$lib" | grep -q 'NEEDED.*libmpi'; then
