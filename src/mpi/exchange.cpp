@@ -141,6 +141,17 @@ bool Exchange<Scalar>::progress() {
   return pending;
 }
 
+// With one thread per rank, a message whose sender is copying outside MPI does not move (a large
+// one waits for the sender's next MPI call to be matched): long copies into the panels give MPI
+// a chance every kProgressBytes, a few tens of microseconds of copying.
+template <class Scalar>
+void Exchange<Scalar>::progress_while_copying(std::size_t bytes) const {
+  copied_since_progress_ += bytes;
+  if (copied_since_progress_ < kProgressBytes) return;
+  copied_since_progress_ = 0;
+  comm_.progress();
+}
+
 // Received parts go into the panels, and into the carry store when a later piece needs them.
 template <class Scalar>
 void Exchange<Scalar>::unpack(const Message& msg, const Scalar* data, const Matrix& A_panel,
@@ -150,8 +161,10 @@ void Exchange<Scalar>::unpack(const Message& msg, const Scalar* data, const Matr
   auto unpack_part = [&](const std::vector<CommPlan::Segment>& segs, const Matrix& panel) {
     for (const auto& seg : segs) {
       const Scalar* src = data + pos;
-      for (std::int64_t c = 0; c < seg.cols; ++c)
+      for (std::int64_t c = 0; c < seg.cols; ++c) {
         std::copy_n(src + c * seg.rows, seg.rows, &panel(seg.pi, seg.pj + c));
+        progress_while_copying(std::size_t(seg.rows) * sizeof(Scalar));
+      }
       if (seg.carry >= 0) {
         auto& keep = carried_[std::size_t(seg.carry)];
         keep.assign(src, src + seg.elements());
@@ -177,8 +190,10 @@ void Exchange<Scalar>::fill(const std::vector<CommPlan::PanelCopy>& copies, cons
     } else {
       src = carried_[std::size_t(cp.carry)].data(), ld = cp.rows;
     }
-    for (std::int64_t c = 0; c < cp.cols; ++c)
+    for (std::int64_t c = 0; c < cp.cols; ++c) {
       std::copy_n(src + c * ld, cp.rows, &panel(cp.pi, cp.pj + c));
+      progress_while_copying(std::size_t(cp.rows) * sizeof(Scalar));
+    }
   }
 }
 

@@ -98,6 +98,10 @@ class Exchange {
   }
   void fill(const std::vector<CommPlan::PanelCopy>& copies, const Storage& X, const MatrixDist& L,
             const Matrix& panel) const;
+  // Gives MPI a chance to move messages every kProgressBytes copied (panels are filled outside
+  // MPI, and with one thread per rank nothing else would).
+  static constexpr std::size_t kProgressBytes = std::size_t(1) << 15;
+  void progress_while_copying(std::size_t bytes) const;
   // Element (r, c) of `seg`'s part of C summed over this rank's boxes, in box order.
   Scalar partial(const CommPlan::Segment& seg, const std::vector<Matrix>& box_c, std::int64_t r,
                  std::int64_t c) const;
@@ -121,6 +125,7 @@ class Exchange {
   double carry_bytes_now_ = 0, carry_peak_ = 0;
 
   TrafficCounters counters_;
+  mutable std::size_t copied_since_progress_ = 0;
 };
 
 }  // namespace cuboid::mpi
