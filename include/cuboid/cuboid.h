@@ -37,7 +37,7 @@ typedef struct cuboid_context cuboid_context;
 
 typedef struct {
   /* Processors, comma-separated: "host", "host,staged", "host,cuda:0"; NULL: every execution
-   * space of the build. */
+   * space of the build. An empty string or an empty name ("host,") is refused. */
   const char* processors;
   /* Given speeds (GFLOP/s), one per processor; NULL: from the speed cache, else measured on
    * the first call of each scalar type. */
@@ -94,8 +94,9 @@ cuboid_status cuboid_cgemm(cuboid_context* context, char transa, char transb, in
                            int64_t ldb, const void* beta, void* C, int64_t ldc);
 
 /* The speeds the context uses for a scalar type ('d', 's', 'z' or 'c'), GFLOP/s, into `speeds` (at
- * most `capacity`); returns how many processors there are, or -1 on an error. Calibrates if needed.
- */
+ * most `capacity`; NULL with capacity 0 asks for the count alone); returns how many processors
+ * there are, or -1 on an error (a null context, speeds NULL with capacity > 0, a negative
+ * capacity, another type). Calibrates if needed. */
 int cuboid_speeds(cuboid_context* context, char type, double* speeds, int capacity);
 
 #ifdef __cplusplus

@@ -15,13 +15,25 @@ namespace {
 
 using cuboid::capi::guarded;
 
+// "host,staged" as names; NULL: none given (the default processors). An empty list or an empty
+// name ("", "host,", "host,,staged") is refused: it is a mistake, not a request for the default.
 std::vector<std::string> split_names(const char* list) {
   std::vector<std::string> names;
   if (!list) return names;
-  std::stringstream in(list);
+  const std::string text = list;
+  std::stringstream in(text);
   std::string name;
-  while (std::getline(in, name, ','))
-    if (!name.empty()) names.push_back(name);
+  while (std::getline(in, name, ',')) {
+    if (name.empty())
+      throw cuboid::KeyedError("processors", "processors \"" + text +
+                                                 "\": an empty name (give NULL for the default "
+                                                 "processors)");
+    names.push_back(name);
+  }
+  if (names.empty() || text.back() == ',')
+    throw cuboid::KeyedError("processors", "processors \"" + text +
+                                               "\": an empty name (give NULL for the default "
+                                               "processors)");
   return names;
 }
 
@@ -82,11 +94,12 @@ void cuboid_options_init(cuboid_options* options) {
 
 cuboid_status cuboid_create(const cuboid_options* options, cuboid_context** context, char* error,
                             int64_t error_size) {
-  if (!context) return CUBOID_INVALID_ARGUMENT;
-  *context = nullptr;
   std::string message;
-  const cuboid_status s =
-      guarded(message, [&] { *context = new cuboid_context(options_of(options)); });
+  const cuboid_status s = guarded(message, [&] {
+    if (!context) throw cuboid::KeyedError("context", "context is a null pointer");
+    *context = nullptr;
+    *context = new cuboid_context(options_of(options));
+  });
   if (s != CUBOID_SUCCESS && error && error_size > 0) {
     std::strncpy(error, message.c_str(), std::size_t(error_size - 1));
     error[error_size - 1] = '\0';
@@ -129,6 +142,10 @@ int cuboid_speeds(cuboid_context* context, char type, double* speeds, int capaci
   if (!context) return -1;
   std::vector<double> v;
   const cuboid_status s = guarded(context->error, [&] {
+    // NULL with capacity 0 asks for the count alone.
+    if (capacity < 0 || (capacity > 0 && !speeds))
+      throw cuboid::KeyedError("speeds", "speeds: a null pointer, or a negative capacity (" +
+                                             std::to_string(capacity) + ")");
     const cuboid::ScalarType t = type == 'd'   ? cuboid::ScalarType::float64
                                  : type == 's' ? cuboid::ScalarType::float32
                                  : type == 'z' ? cuboid::ScalarType::complex_float64

@@ -1,0 +1,139 @@
+// The C interface's error paths, entry point by entry point: every null pointer the interface can
+// be handed where it would read or write through it gives a status (or -1) and a message naming
+// the argument, never a crash; so do empty processor names.
+#include <gtest/gtest.h>
+
+#include <cuboid/cuboid.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Context {
+  cuboid_context* ctx = nullptr;
+  Context() {
+    cuboid_options o;
+    cuboid_options_init(&o);
+    o.processors = "host";
+    const double speeds[] = {1.0};
+    o.speeds = speeds;
+    o.speed_count = 1;
+    char error[256] = "";
+    EXPECT_EQ(cuboid_create(&o, &ctx, error, sizeof error), CUBOID_SUCCESS) << error;
+  }
+  ~Context() { cuboid_destroy(ctx); }
+  std::string error() const { return cuboid_last_error(ctx); }
+};
+
+bool names(const std::string& message, const char* what) {
+  return message.find(what) != std::string::npos;
+}
+
+TEST(CApi, CreateAndDestroy) {
+  cuboid_options_init(nullptr);  // nothing to fill: no effect
+  char error[256] = "";
+  EXPECT_EQ(cuboid_create(nullptr, nullptr, error, sizeof error), CUBOID_INVALID_ARGUMENT);
+  EXPECT_TRUE(names(error, "context")) << error;
+  // Null options: the defaults.
+  cuboid_context* ctx = nullptr;
+  EXPECT_EQ(cuboid_create(nullptr, &ctx, nullptr, 0), CUBOID_SUCCESS);
+  cuboid_destroy(ctx);
+  cuboid_destroy(nullptr);
+  EXPECT_STREQ(cuboid_last_error(nullptr), "no context");
+}
+
+TEST(CApi, EmptyProcessorNamesAreRefused) {
+  for (const char* list : {"", "host,", ",host", "host,,staged"}) {
+    cuboid_options o;
+    cuboid_options_init(&o);
+    o.processors = list;
+    cuboid_context* ctx = reinterpret_cast<cuboid_context*>(1);
+    char error[256] = "";
+    EXPECT_EQ(cuboid_create(&o, &ctx, error, sizeof error), CUBOID_INVALID_ARGUMENT) << list;
+    EXPECT_EQ(ctx, nullptr) << list;
+    EXPECT_TRUE(names(error, "processors")) << list << ": " << error;
+  }
+}
+
+TEST(CApi, RealGemmsRefuseNullArguments) {
+  Context c;
+  std::vector<double> d(4, 1.0);
+  std::vector<float> s(4, 1.0f);
+  EXPECT_EQ(
+      cuboid_dgemm(nullptr, 'N', 'N', 2, 2, 2, 1.0, d.data(), 2, d.data(), 2, 0.0, d.data(), 2),
+      CUBOID_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      cuboid_sgemm(nullptr, 'N', 'N', 2, 2, 2, 1.f, s.data(), 2, s.data(), 2, 0.f, s.data(), 2),
+      CUBOID_INVALID_ARGUMENT);
+  struct Case {
+    const char* name;
+    bool a, b, c;
+  };
+  for (const Case& x :
+       {Case{"A", false, true, true}, Case{"B", true, false, true}, Case{"C", true, true, false}}) {
+    EXPECT_EQ(cuboid_dgemm(c.ctx, 'N', 'N', 2, 2, 2, 1.0, x.a ? d.data() : nullptr, 2,
+                           x.b ? d.data() : nullptr, 2, 0.0, x.c ? d.data() : nullptr, 2),
+              CUBOID_INVALID_ARGUMENT)
+        << x.name;
+    EXPECT_TRUE(names(c.error(), x.name)) << c.error();
+    EXPECT_EQ(cuboid_sgemm(c.ctx, 'N', 'N', 2, 2, 2, 1.f, x.a ? s.data() : nullptr, 2,
+                           x.b ? s.data() : nullptr, 2, 0.f, x.c ? s.data() : nullptr, 2),
+              CUBOID_INVALID_ARGUMENT)
+        << x.name;
+  }
+  // What BLAS never reads may be null: A and B with alpha = 0, everything with m = 0.
+  EXPECT_EQ(cuboid_dgemm(c.ctx, 'N', 'N', 2, 2, 2, 0.0, nullptr, 2, nullptr, 2, 0.0, d.data(), 2),
+            CUBOID_SUCCESS)
+      << c.error();
+  EXPECT_EQ(cuboid_dgemm(c.ctx, 'N', 'N', 0, 2, 2, 1.0, nullptr, 1, nullptr, 2, 0.0, nullptr, 1),
+            CUBOID_SUCCESS)
+      << c.error();
+}
+
+TEST(CApi, ComplexGemmsRefuseNullArguments) {
+  Context c;
+  std::vector<double> z(8, 1.0);
+  std::vector<float> w(8, 1.0f);
+  const double one[2] = {1, 0};
+  const float onef[2] = {1, 0};
+  EXPECT_EQ(
+      cuboid_zgemm(nullptr, 'N', 'N', 2, 2, 2, one, z.data(), 2, z.data(), 2, one, z.data(), 2),
+      CUBOID_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      cuboid_cgemm(nullptr, 'N', 'N', 2, 2, 2, onef, w.data(), 2, w.data(), 2, onef, w.data(), 2),
+      CUBOID_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      cuboid_zgemm(c.ctx, 'N', 'N', 2, 2, 2, nullptr, z.data(), 2, z.data(), 2, one, z.data(), 2),
+      CUBOID_INVALID_ARGUMENT);
+  EXPECT_TRUE(names(c.error(), "alpha")) << c.error();
+  EXPECT_EQ(
+      cuboid_cgemm(c.ctx, 'N', 'N', 2, 2, 2, onef, w.data(), 2, w.data(), 2, nullptr, w.data(), 2),
+      CUBOID_INVALID_ARGUMENT);
+  EXPECT_TRUE(names(c.error(), "beta")) << c.error();
+  EXPECT_EQ(cuboid_zgemm(c.ctx, 'N', 'N', 2, 2, 2, one, nullptr, 2, z.data(), 2, one, z.data(), 2),
+            CUBOID_INVALID_ARGUMENT);
+  EXPECT_TRUE(names(c.error(), "A")) << c.error();
+  EXPECT_EQ(
+      cuboid_cgemm(c.ctx, 'N', 'N', 2, 2, 2, onef, w.data(), 2, w.data(), 2, onef, nullptr, 2),
+      CUBOID_INVALID_ARGUMENT);
+  EXPECT_TRUE(names(c.error(), "C")) << c.error();
+}
+
+TEST(CApi, SpeedsRefuseNullArguments) {
+  Context c;
+  double sp[4] = {};
+  EXPECT_EQ(cuboid_speeds(nullptr, 'd', sp, 4), -1);
+  EXPECT_EQ(cuboid_speeds(c.ctx, 'd', nullptr, 4), -1);
+  EXPECT_TRUE(names(c.error(), "speeds")) << c.error();
+  EXPECT_EQ(cuboid_speeds(c.ctx, 'd', sp, -1), -1);
+  EXPECT_TRUE(names(c.error(), "capacity")) << c.error();
+  // A count query, then the speeds.
+  EXPECT_EQ(cuboid_speeds(c.ctx, 'd', nullptr, 0), 1) << c.error();
+  EXPECT_EQ(cuboid_speeds(c.ctx, 'd', sp, 4), 1) << c.error();
+  EXPECT_DOUBLE_EQ(sp[0], 1.0);
+  EXPECT_EQ(cuboid_speeds(c.ctx, 'x', sp, 4), -1);
+  EXPECT_TRUE(names(c.error(), "type")) << c.error();
+}
+
+}  // namespace
