@@ -22,8 +22,9 @@ struct KeyedError : std::invalid_argument {
   std::string key;
 };
 
-// A valid request that this version does not compute (a transpose, a scalar type), with the
-// name of the argument or setting that asks for it.
+// A valid request that this version does not compute, with the name of the argument or setting
+// that asks for it (today: device views in a memory no processor of the context has, or an
+// operand in another memory than C; every op and scalar type is computed).
 struct Unsupported : KeyedError {
   using KeyedError::KeyedError;
 };

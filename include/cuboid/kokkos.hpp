@@ -1,6 +1,7 @@
 #pragma once
 // cuboid::gemm on Kokkos views: C <- alpha op(A) op(B) + beta C with a cuboid::Context, on
-// rank-2 views of double or float, none of them copied. The one public header that includes
+// rank-2 views of double, float, Kokkos::complex<double> or Kokkos::complex<float>, none of them
+// copied. The one public header that includes
 // Kokkos (the others stay usable without it); link cuboid::kokkos, which brings Kokkos' compile
 // options, instead of cuboid::cuboid.
 //
