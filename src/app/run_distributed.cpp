@@ -504,6 +504,20 @@ void print_dry_run(const deck::Deck& d, const mpi::DistSettings& s, const mpi::D
       model_sum.received_max * elem, model_sum.received_mean * elem);
 }
 
+// A setting the rank runner refused, named as the deck gives it: the key and where it was set.
+template <class Scalar>
+std::string deck_name_of(const deck::Deck& d, const mpi::RankProcessors<Scalar>& procs,
+                         const std::string& id) {
+  namespace setting = mpi::setting;
+  if (id == setting::speeds) return speeds_origin(d, procs.speeds);
+  if (id == setting::rank_speeds) return d.at("mpi.rank_speeds");
+  if (id == setting::tile) return d.at("problem.tile");
+  if (id == setting::grid) return d.at("mpi.grid");
+  if (id == setting::algorithm) return d.location("partition.algorithm");
+  if (id == setting::memory_limit) return d.location("mpi.memory_limit_mib");
+  return d.location(id);
+}
+
 template <class Scalar>
 int run_rank(const deck::Deck& d, const mpi::Communicator& comm, const std::string* json,
              exec::Fault fault, bool dry_run) {
@@ -533,10 +547,8 @@ int run_rank(const deck::Deck& d, const mpi::Communicator& comm, const std::stri
   mpi::DistSettings s = settings_of(d, fault);
   s.dry_run = dry_run;
   s.rank_info = report::to_json(report::this_process());
-  const auto out = mpi::run_distributed<Scalar>(s, comm, procs, [&](const std::string& key) {
-    if (key == "platform.speeds") return speeds_origin(d, procs.speeds);
-    return key == "mpi.rank_speeds" || key == "problem.tile" ? d.at(key) : d.location(key);
-  });
+  const auto out = mpi::run_distributed<Scalar>(
+      s, comm, procs, [&](const std::string& id) { return deck_name_of(d, procs, id); });
   if (dry_run) {
     if (comm.rank() == 0) print_dry_run(d, s, out, double(sizeof(Scalar)));
     return 0;

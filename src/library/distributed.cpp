@@ -65,13 +65,15 @@ PreparedProducts& prepared(Context& context) {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
-// The runner names the settings it refuses by their deck keys; a call sets them through
-// RankOptions.
-std::string rank_option_name(const std::string& key) {
-  if (key == "mpi.memory_limit_mib") return "rank_options.memory_limit_mib";
-  if (key == "mpi.rank_speeds") return "rank_options.speeds";
-  if (key == "partition.algorithm") return "rank_options.algorithm";
-  return key;
+// A setting the rank runner refused, named as a call sets it: RankOptions, the context's
+// options, the layout.
+std::string rank_option_name(const std::string& id) {
+  namespace setting = mpi::setting;
+  if (id == setting::memory_limit) return "rank_options.memory_limit_mib";
+  if (id == setting::rank_speeds) return "rank_options.speeds";
+  if (id == setting::algorithm) return "rank_options.algorithm";
+  if (id == setting::grid) return "layout";
+  return id;  // "speeds" and "tile" are the context's options of those names
 }
 
 // Every rank's arguments checked, then agreed on: an error on one rank is the same error, of the

@@ -182,10 +182,9 @@ class RankRun {
     try {
       if (!s_.rank_speeds.empty()) {
         if (int(s_.rank_speeds.size()) != P_)
-          throw KeyedError("mpi.rank_speeds", "mpi.rank_speeds has " +
-                                                  std::to_string(s_.rank_speeds.size()) +
-                                                  " entries but the job has " + std::to_string(P_) +
-                                                  " ranks (one factor per rank)");
+          throw KeyedError(setting::rank_speeds,
+                           std::to_string(s_.rank_speeds.size()) + " factors but the job has " +
+                               std::to_string(P_) + " ranks (one factor per rank)");
         factor_ = s_.rank_speeds[std::size_t(me_)];
       }
       for (double v : local_.speeds()) my_speed += v;
@@ -194,9 +193,9 @@ class RankRun {
       if (!s_.aligned && !s_.grid.empty()) {
         grid_ = ProcessGrid{s_.grid[0], s_.grid[1]};
         if (grid_.size() != P_)
-          throw KeyedError("mpi.grid",
-                           "mpi.grid " + describe(grid_) + " has " + std::to_string(grid_.size()) +
-                               " processes but the job has " + std::to_string(P_) + " ranks");
+          throw KeyedError(setting::grid, describe(grid_) + " has " + std::to_string(grid_.size()) +
+                                              " processes but the job has " + std::to_string(P_) +
+                                              " ranks");
       }
     } catch (const KeyedError& e) {
       failure = keyed(e);
@@ -229,7 +228,7 @@ class RankRun {
   // Rank 0: refuses speeds that cannot be partitioned, then scores the candidates.
   RankPartition choose_on_root(const RankPartitionRequest& req) const {
     // Speeds that cannot be partitioned are the speeds' fault, not the partition's.
-    const std::string speed_key = s_.rank_speeds.empty() ? "platform.speeds" : "mpi.rank_speeds";
+    const char* speed_key = s_.rank_speeds.empty() ? setting::speeds : setting::rank_speeds;
     std::vector<double> working;
     for (double v : out_.rank_speeds)
       if (v > 0) working.push_back(v);
@@ -239,11 +238,11 @@ class RankRun {
                          double((s_.n + s_.tile - 1) / s_.tile) *
                          double((s_.k + s_.tile - 1) / s_.tile);
     if (double(working.size()) > tasks)
-      throw KeyedError("problem.tile", std::to_string(working.size()) +
-                                           " ranks with work but only " +
-                                           std::to_string(std::int64_t(tasks)) +
-                                           " tile tasks: use a smaller problem.tile or fewer "
-                                           "ranks (or give some a speed factor of 0)");
+      throw KeyedError(setting::tile, std::to_string(working.size()) +
+                                          " ranks with work but only " +
+                                          std::to_string(std::int64_t(tasks)) +
+                                          " tile tasks: use a smaller tile or fewer ranks (or "
+                                          "give some a speed factor of 0)");
     if (const auto problem = partition::speed_problem(working))
       throw KeyedError(
           speed_key,
@@ -252,8 +251,8 @@ class RankRun {
   }
 
   std::string partition_failure(const std::exception& e) const {
-    return locate_("partition.algorithm") + ": the rank partition of " + std::to_string(s_.m) +
-           "x" + std::to_string(s_.n) + "x" + std::to_string(s_.k) + " (tiles of " +
+    return locate_(setting::algorithm) + ": the rank partition of " + std::to_string(s_.m) + "x" +
+           std::to_string(s_.n) + "x" + std::to_string(s_.k) + " (tiles of " +
            std::to_string(s_.tile) + ") among " + std::to_string(P_) + " ranks: " + e.what();
   }
 
@@ -271,7 +270,7 @@ class RankRun {
         failure = keyed(e);
       } catch (const MemoryLimitTooSmall& e) {
         failure = std::make_exception_ptr(std::invalid_argument(
-            locate_("mpi.memory_limit_mib") + ": " + std::to_string(P_) + " ranks: " + e.what()));
+            locate_(setting::memory_limit) + ": " + std::to_string(P_) + " ranks: " + e.what()));
       } catch (const NoCandidateFits& e) {
         failure = std::make_exception_ptr(NoCandidateFits(partition_failure(e)));
       } catch (const std::invalid_argument& e) {
@@ -330,9 +329,9 @@ class RankRun {
       const double peak = predicted_peak_bytes();
       if (limit_ > 0 && peak > limit_)
         throw KeyedError(
-            "mpi.memory_limit_mib",
+            setting::memory_limit,
             fmt::format("the processors' buffers ({:.4g} MiB in host memory; "
-                        "platform.memory_budget_mib bounds them) on top of the data's predicted "
+                        "the processors' memory budget bounds them) on top of the data's predicted "
                         "{:.4g} MiB make {:.4g} MiB, above the limit of {:.4g} MiB per rank",
                         engine_bytes_ / 1048576.0, (peak - engine_bytes_) / 1048576.0,
                         peak / 1048576.0, limit_ / 1048576.0));
