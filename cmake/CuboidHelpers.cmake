@@ -15,6 +15,36 @@ function(cuboid_library name)
   endif()
 endfunction()
 
+# cuboid_shared_library(NAME MAP version-script [OUTPUT_NAME name] SOURCES ...): one of the shared
+# libraries cuboid installs: exports only what its version script lists, resolves every symbol
+# when it is linked (not when an application is: a dependency missing from the link fails here;
+# the sanitizers' runtime comes with the executable), lands in build/lib with the project's
+# version and SONAME (major.minor before 1.0, when a minor version may change the ABI), and finds
+# the libraries beside it and those it was linked against without LD_LIBRARY_PATH.
+function(cuboid_shared_library name)
+  cmake_parse_arguments(arg "" "MAP;OUTPUT_NAME" "SOURCES" ${ARGN})
+  add_library(${name} SHARED ${arg_SOURCES})
+  target_link_options(${name} PRIVATE "LINKER:--version-script=${arg_MAP}")
+  if(NOT CUBOID_SANITIZE)
+    target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+  endif()
+  if(PROJECT_VERSION_MAJOR EQUAL 0)
+    set(soversion ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+  else()
+    set(soversion ${PROJECT_VERSION_MAJOR})
+  endif()
+  set_target_properties(${name} PROPERTIES
+    VERSION ${PROJECT_VERSION}
+    SOVERSION ${soversion}
+    LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib
+    LINK_DEPENDS ${arg_MAP}
+    INSTALL_RPATH "$ORIGIN"
+    INSTALL_RPATH_USE_LINK_PATH ON)
+  if(arg_OUTPUT_NAME)
+    set_target_properties(${name} PROPERTIES OUTPUT_NAME ${arg_OUTPUT_NAME} EXPORT_NAME ${arg_OUTPUT_NAME})
+  endif()
+endfunction()
+
 # cuboid_io_sources(SOURCES...): units that only read input, parse options or write reports,
 # never on a path whose speed matters, compiled at -O1 in Release builds: -O3 spends most of
 # their compile time (the JSON, TOML and CLI11 templates) for nothing.
