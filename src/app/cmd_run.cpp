@@ -302,7 +302,7 @@ void run_deck(const deck::Deck& d, const RunOptions& opt) {
   try {
     plan = lm.plan(product);
   } catch (const KeyedError& e) {
-    throw Error(d.location(e.key) + ": " + e.what());
+    throw Error(d.at(deck_key(e.key)) + ": " + e.what());
   }
   const double partition_s = clock.seconds();
   if (opt.fault == exec::Fault::drop_task && !exec::drop_one_task(plan.steps))

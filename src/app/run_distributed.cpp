@@ -510,12 +510,9 @@ std::string deck_name_of(const deck::Deck& d, const mpi::RankProcessors<Scalar>&
                          const std::string& id) {
   namespace setting = mpi::setting;
   if (id == setting::speeds) return speeds_origin(d, procs.speeds);
-  if (id == setting::rank_speeds) return d.at("mpi.rank_speeds");
-  if (id == setting::tile) return d.at("problem.tile");
-  if (id == setting::grid) return d.at("mpi.grid");
-  if (id == setting::algorithm) return d.location("partition.algorithm");
-  if (id == setting::memory_limit) return d.location("mpi.memory_limit_mib");
-  return d.location(id);
+  // Where the message does not name the key itself, the place alone.
+  if (id == setting::rank_algorithm || id == setting::memory_limit) return d.location(deck_key(id));
+  return d.at(deck_key(id));
 }
 
 template <class Scalar>

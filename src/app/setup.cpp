@@ -1,5 +1,6 @@
 #include "app/setup.hpp"
 
+#include <map>
 #include <memory>
 
 #include "partition/strategy.hpp"
@@ -44,13 +45,28 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
   return specs;
 }
 
+std::string deck_key(const std::string& id) {
+  static const std::map<std::string, std::string> keys = {
+      {pipeline::setting::memory_budget, "platform.memory_budget_mib"},
+      {pipeline::setting::algorithm, "partition.algorithm"},
+      {pipeline::setting::discretization, "partition.discretization"},
+      {pipeline::setting::speeds, "platform.speeds"},
+      {"rank_algorithm", "partition.algorithm"},
+      {"rank_speeds", "mpi.rank_speeds"},
+      {"grid", "mpi.grid"},
+      {"tile", "problem.tile"},
+      {"memory_limit", "mpi.memory_limit_mib"}};
+  const auto it = keys.find(id);
+  return it != keys.end() ? it->second : id;
+}
+
 exec::PlanOptions plan_options_for(const deck::Deck& d,
                                    const std::vector<platform::ProcessorSpec>& specs,
                                    std::size_t element_bytes) {
   try {
     return pipeline::plan_options_for(specs, element_bytes, d.platform.memory_budget_mib);
   } catch (const KeyedError& e) {
-    throw Error(d.location(e.key) + ": " + e.what());
+    throw Error(d.at(deck_key(e.key)) + ": " + e.what());
   }
 }
 
@@ -88,11 +104,11 @@ pipeline::Calibration calibration_for(const deck::Deck& d,
   } catch (const pipeline::SpeedsRefused& e) {
     throw Error(speeds_origin(d, e.from_cache) + ": " + e.what());
   } catch (const pipeline::CalibrationRefused& e) {
-    throw Error(d.location(e.key) + ": partition.discretization = \"" +
+    throw Error(d.location(deck_key(e.key)) + ": partition.discretization = \"" +
                 std::string(partition::to_string(d.partition.discretization)) + "\" with " +
                 d.at("problem.tile") + " (calibration on " + e.problem + "): " + e.why);
   } catch (const KeyedError& e) {
-    throw Error(d.location(e.key) + ": " + e.what());
+    throw Error(d.at(deck_key(e.key)) + ": " + e.what());
   }
 }
 

@@ -15,6 +15,10 @@
 
 namespace cuboid::app {
 
+// The deck key of a setting a computing layer refused, by its id (pipeline::setting,
+// mpi::setting); an id that is no known setting comes back as it is.
+std::string deck_key(const std::string& id);
+
 std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d);
 
 // Calls f with a value (zero) of the deck's scalar type: the one switch from the deck's precision

@@ -30,6 +30,10 @@
 namespace cuboid {
 namespace {
 
+// A setting the local pipeline refused: its ids are the context's option names, which the
+// message is prefixed with.
+KeyedError named_option(const KeyedError& e) { return KeyedError(e.key, e.key + ": " + e.what()); }
+
 // Kokkos is initialised by the first context when the application has not done it, and then
 // finalised at exit: Kokkos 4 cannot be initialised again once finalised, so finalising with
 // the last context would break the next one.
@@ -119,12 +123,7 @@ struct Context::Impl {
     try {
       plan_options = pipeline::plan_options_for(specs, sizeof(Scalar), options.memory_budget_mib);
     } catch (const KeyedError& e) {
-      // The pipeline names the deck's key; a library caller set the context's option.
-      const std::string deck_key = "platform.memory_budget_mib";
-      std::string message = e.what();
-      if (e.key != deck_key) throw;
-      if (message.rfind(deck_key, 0) == 0) message.replace(0, deck_key.size(), "memory_budget_mib");
-      throw KeyedError("memory_budget_mib", message);
+      throw named_option(e);
     }
     pipeline::SpeedSource source;
     source.given = options.speeds;
@@ -292,7 +291,11 @@ void Context::Impl::gemm(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::
   calibrate<Scalar>(m, n, k);
   if (!shape.plan) {
     pipeline::Product product{m, n, k, tile, zero, one, op_a, op_b};
-    shape.plan = st.local->plan(product);
+    try {
+      shape.plan = st.local->plan(product);
+    } catch (const KeyedError& e) {
+      throw named_option(e);
+    }
     st.local->reserve(*shape.plan);
   }
   const auto res = st.local->multiply(*shape.plan, a, b, c, alpha, beta);

@@ -71,9 +71,11 @@ std::string rank_option_name(const std::string& id) {
   namespace setting = mpi::setting;
   if (id == setting::memory_limit) return "rank_options.memory_limit_mib";
   if (id == setting::rank_speeds) return "rank_options.speeds";
-  if (id == setting::algorithm) return "rank_options.algorithm";
+  if (id == setting::rank_algorithm) return "rank_options.algorithm";
   if (id == setting::grid) return "layout";
-  return id;  // "speeds" and "tile" are the context's options of those names
+  // The local pipeline's ids ("memory_budget_mib", "algorithm", ...), "speeds" and "tile" are
+  // the context's options of those names.
+  return id;
 }
 
 // Every rank's arguments checked, then agreed on: an error on one rank is the same error, of the

@@ -251,8 +251,8 @@ class RankRun {
   }
 
   std::string partition_failure(const std::exception& e) const {
-    return locate_(setting::algorithm) + ": the rank partition of " + std::to_string(s_.m) + "x" +
-           std::to_string(s_.n) + "x" + std::to_string(s_.k) + " (tiles of " +
+    return locate_(setting::rank_algorithm) + ": the rank partition of " + std::to_string(s_.m) +
+           "x" + std::to_string(s_.n) + "x" + std::to_string(s_.k) + " (tiles of " +
            std::to_string(s_.tile) + ") among " + std::to_string(P_) + " ranks: " + e.what();
   }
 

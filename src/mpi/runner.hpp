@@ -34,12 +34,12 @@ using layout::RankPartition;
 // to `locate`: each caller names them in its own terms (a deck's keys and where they were given,
 // the library's options).
 namespace setting {
-inline constexpr char rank_speeds[] = "rank_speeds";    // DistSettings::rank_speeds
-inline constexpr char grid[] = "grid";                  // DistSettings::grid
-inline constexpr char speeds[] = "speeds";              // the processors' speeds
-inline constexpr char tile[] = "tile";                  // DistSettings::tile
-inline constexpr char algorithm[] = "algorithm";        // DistSettings::algorithm
-inline constexpr char memory_limit[] = "memory_limit";  // DistSettings::memory_limit_bytes
+inline constexpr char rank_speeds[] = "rank_speeds";        // DistSettings::rank_speeds
+inline constexpr char grid[] = "grid";                      // DistSettings::grid
+inline constexpr char speeds[] = "speeds";                  // the processors' speeds
+inline constexpr char tile[] = "tile";                      // DistSettings::tile
+inline constexpr char rank_algorithm[] = "rank_algorithm";  // DistSettings::algorithm
+inline constexpr char memory_limit[] = "memory_limit";      // DistSettings::memory_limit_bytes
 }  // namespace setting
 
 struct DistSettings {

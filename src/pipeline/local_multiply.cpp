@@ -59,17 +59,15 @@ exec::PlanOptions plan_options_for(const std::vector<platform::ProcessorSpec>& p
     double bytes = budget_mib * 1024.0 * 1024.0;
     if (bytes <= 0) bytes = device ? 0.8 * double(p.memory_bytes) : 512.0 * 1024 * 1024;
     if (device && p.memory_bytes > 0 && bytes > double(p.memory_bytes))
-      throw KeyedError("platform.memory_budget_mib",
-                       "platform.memory_budget_mib: " + human_bytes(bytes) +
-                           " exceeds the free memory of " + p.name + " (" +
-                           human_bytes(double(p.memory_bytes)) + ")");
+      throw KeyedError(setting::memory_budget, human_bytes(bytes) + " exceeds the free memory of " +
+                                                   p.name + " (" +
+                                                   human_bytes(double(p.memory_bytes)) + ")");
     o.budget_elements.push_back(std::int64_t(bytes / double(element_bytes)));
     // Refused here, before calibration plans with it: the panels and C blocks come on top.
     const double ring = double(o.buffer_cost.back().fixed) * double(element_bytes);
     if (o.budget_elements.back() <= o.buffer_cost.back().fixed)
-      throw KeyedError("platform.memory_budget_mib",
-                       "platform.memory_budget_mib: " + human_bytes(bytes) +
-                           " is not above the staging ring of " + p.name + " (" +
+      throw KeyedError(setting::memory_budget,
+                       human_bytes(bytes) + " is not above the staging ring of " + p.name + " (" +
                            human_bytes(ring) +
                            "), which its panels and C blocks come on top of: give more");
   }
@@ -124,14 +122,12 @@ LocalPlan LocalMultiply<Scalar>::plan_one(const Product& product, const std::vec
     for (std::size_t q = 0, a = 0; q < speeds.size(); ++q)
       if (speeds[q] > 0) lp.zones[q] = std::move(zones[a++]);
   } catch (const partition::TooLarge& e) {
-    throw KeyedError("partition.discretization",
-                     "partition.discretization = \"" +
-                         std::string(partition::to_string(o.discretization)) + "\" on " +
+    throw KeyedError(setting::discretization,
+                     "\"" + std::string(partition::to_string(o.discretization)) + "\" on " +
                          describe(tiles) + " tiles: " + e.what());
   } catch (const std::invalid_argument& e) {
-    throw KeyedError("partition.algorithm", "partition." +
-                                                std::string(partition::to_string(o.algorithm)) +
-                                                " on " + describe(tiles) + " tiles: " + e.what());
+    throw KeyedError(setting::algorithm, std::string(partition::to_string(o.algorithm)) + " on " +
+                                             describe(tiles) + " tiles: " + e.what());
   }
   exec::PlanOptions popt = o.plan;
   popt.budget_elements = budgets;
@@ -143,9 +139,8 @@ LocalPlan LocalMultiply<Scalar>::plan_one(const Product& product, const std::vec
       lp.task_tiles = exec::plan_for_stealing(popt, lp.zones, p.m, p.n, p.k, p.tile, o.task_tiles);
     lp.steps = exec::make_plan(lp.zones, p.m, p.n, p.k, p.tile, popt);
   } catch (const std::runtime_error& e) {
-    throw KeyedError("platform.memory_budget_mib",
-                     "platform.memory_budget_mib: " + std::string(e.what()) + " of " +
-                         std::to_string(p.tile) + " (problem.tile)");
+    throw KeyedError(setting::memory_budget,
+                     std::string(e.what()) + " of tiles of " + std::to_string(p.tile));
   }
   return lp;
 }
@@ -234,10 +229,10 @@ std::vector<LocalPlan> LocalMultiply<Scalar>::plan(const std::vector<Product>& p
       budgets[q] = std::min(budgets[q] - 1,
                             std::int64_t(double(budgets[q]) * double(budget) / double(need)));
       if (budgets[q] <= cost.fixed || attempt == 32)
-        throw KeyedError("platform.memory_budget_mib",
-                         "platform.memory_budget_mib: memory budget too small for the steps of " +
-                             std::to_string(products.size()) + " products at " +
-                             std::to_string(products.front().tile) + " (problem.tile)");
+        throw KeyedError(setting::memory_budget, "memory budget too small for the steps of " +
+                                                     std::to_string(products.size()) +
+                                                     " products in tiles of " +
+                                                     std::to_string(products.front().tile));
     }
     if (fits) return plans;
   }

@@ -23,6 +23,16 @@
 
 namespace cuboid::pipeline {
 
+// The settings the local pipeline refuses, by the ids it throws (KeyedError::key; the library's
+// option names): each caller names them in its own terms (a deck's keys and where they were
+// given). The messages do not repeat the name.
+namespace setting {
+inline constexpr char memory_budget[] = "memory_budget_mib";  // LocalOptions' budgets
+inline constexpr char algorithm[] = "algorithm";              // LocalOptions::algorithm
+inline constexpr char discretization[] = "discretization";    // LocalOptions::discretization
+inline constexpr char speeds[] = "speeds";                    // the processors' speeds
+}  // namespace setting
+
 // How products are shared among the processors.
 struct LocalOptions {
   partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
@@ -92,8 +102,8 @@ class LocalMultiply {
   // Plans the products that will run one after the other on this object (a rank's pieces, or
   // one product). The engine's buffers fit the largest panels and blocks over all of them:
   // while that exceeds a processor's budget, all are planned again with a smaller one. Throws
-  // KeyedError naming the setting at fault (partition.algorithm, partition.discretization,
-  // platform.memory_budget_mib).
+  // KeyedError naming the setting at fault (setting::algorithm, setting::discretization,
+  // setting::memory_budget).
   std::vector<LocalPlan> plan(const std::vector<Product>& products) const;
   LocalPlan plan(const Product& product) const { return std::move(plan(std::vector{product})[0]); }
 
@@ -130,7 +140,7 @@ class LocalMultiply {
 // What the planner needs to know of each processor: its memory budget (devices: 80 % of free
 // memory, staged: 512 MiB, unless `budget_mib` > 0; host: none, it works in place), the fewest
 // k-panels per piece (4 for processors that copy, so that copies overlap GEMMs) and what its
-// buffers cost. Throws KeyedError (platform.memory_budget_mib) for a budget above a device's
+// buffers cost. Throws KeyedError (setting::memory_budget) for a budget above a device's
 // free memory.
 exec::PlanOptions plan_options_for(const std::vector<platform::ProcessorSpec>& processors,
                                    std::size_t element_bytes, double budget_mib);

@@ -2,9 +2,9 @@
 // The one preparation of a multiply, whoever calls it (the command line, the rank runner, the
 // library, p?gemm_): the processors' speeds -- given, cached or measured together on a capped
 // copy of the problem -- checked once, the flops+link model's rates beside measured speeds,
-// and a LocalMultiply made of them. Errors are KeyedError with the settings' own keys
-// ("platform.memory_budget_mib", "partition.discretization", "platform.speeds"); each caller
-// attaches the names its users know (deck locations, option names).
+// and a LocalMultiply made of them. Errors are KeyedError keyed by the pipeline's setting ids
+// (pipeline/local_multiply.hpp); each caller attaches the names its users know (deck keys and
+// locations, option names).
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -52,19 +52,19 @@ struct Calibration {
 // The one speed check: why these speeds cannot be partitioned, or nothing.
 std::optional<std::string> speeds_problem(const std::vector<platform::Speed>& speeds);
 
-// Speeds that cannot be partitioned, keyed "platform.speeds"; `from_cache` when they were read
+// Speeds that cannot be partitioned, keyed setting::speeds; `from_cache` when they were read
 // from the speed cache, which the caller then names (deleting it is the remedy).
 struct SpeedsRefused : KeyedError {
   SpeedsRefused(const std::string& message, bool cached)
-      : KeyedError("platform.speeds", message), from_cache(cached) {}
+      : KeyedError(setting::speeds, message), from_cache(cached) {}
   bool from_cache;
 };
 
-// The partition of the calibration's problem refused its tiles (keyed
-// "partition.discretization"): the caller names the discretisation and the tile setting.
+// The partition of the calibration's problem refused its tiles (keyed setting::discretization):
+// the caller names the discretisation and the tile setting.
 struct CalibrationRefused : KeyedError {
   CalibrationRefused(const std::string& on, const std::string& reason)
-      : KeyedError("partition.discretization", "calibration on " + on + ": " + reason),
+      : KeyedError(setting::discretization, "calibration on " + on + ": " + reason),
         problem(on),
         why(reason) {}
   std::string problem;  // "MxNxK", each edge capped

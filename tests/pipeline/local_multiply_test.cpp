@@ -78,7 +78,7 @@ TEST_P(OnCopying, NamesTheSettingAtFault) {
   EXPECT_EQ(key_of([&] {
               tiny.plan(pipeline::Product{256, 256, 256, 64});
             }),
-            "platform.memory_budget_mib");
+            pipeline::setting::memory_budget);
   EXPECT_NO_THROW(pipeline::require_supported({Op::transpose, Op::conjugate_transpose, 4, 4, 4},
                                               ScalarType::float32));
   EXPECT_NO_THROW(
