@@ -71,8 +71,27 @@ cuboid_status cuboid_create(const cuboid_options* options, cuboid_context** cont
                             int64_t error_size);
 void cuboid_destroy(cuboid_context* context);
 
-/* The message of the context's last failed call ("" after a success). */
+/* The message of the calling thread's last call on the context ("" after a success): threads
+ * that share a context each read their own calls' outcome. Valid until that thread's next call
+ * on the context. */
 const char* cuboid_last_error(const cuboid_context* context);
+
+/* What the last call on the context did, as cuboid::Context::last_call() says it in C++. */
+typedef struct {
+  int direct;              /* 1: one GEMM on one processor, no partition */
+  int trial;               /* 1: a call that timed its path (the first calls of a shape) */
+  double seconds;          /* the product, calibration excluded */
+  double calibration_s;    /* spent calibrating within this call (first call of a type) */
+  int processors;          /* the processors partitioned among (their speeds: cuboid_speeds) */
+  char algorithm[32];      /* the partition used; "" for a direct call */
+  char processor[32];      /* the processor of a direct call; "" when partitioned */
+  int ranks;               /* a distributed call: the ranks; 1 otherwise */
+  char rank_partition[64]; /* a distributed call: the rank partition chosen; "" otherwise */
+  double received_bytes;   /* a distributed call: bytes this rank received, as MPI counted */
+} cuboid_call_report;
+
+/* Fills `report` (CUBOID_INVALID_ARGUMENT for a null context or report). */
+cuboid_status cuboid_last_call(cuboid_context* context, cuboid_call_report* report);
 
 /* C (m x n, leading dimension ldc) <- alpha op(A) op(B) + beta C. trans: 'N', 'T' or 'C' (either
  * case); A is m x k for 'N' and k x m otherwise, B k x n or n x k; BLAS rules: k = 0 or

@@ -4,16 +4,46 @@
 
 #include <cuboid/cuboid.hpp>
 
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 
 #include "library/c_api.hpp"
 
+cuboid_context::cuboid_context(const cuboid::ContextOptions& o)
+    : context(o), id([] {
+        static std::atomic<std::uint64_t> next{1};
+        return next++;
+      }()) {}
+
+namespace cuboid::capi {
+namespace {
+std::unordered_map<std::uint64_t, std::string>& thread_errors() {
+  thread_local std::unordered_map<std::uint64_t, std::string> errors;
+  return errors;
+}
+}  // namespace
+
+std::string& error_of(const cuboid_context* ctx) { return thread_errors()[ctx->id]; }
+
+void forget_errors_of(const cuboid_context* ctx) { thread_errors().erase(ctx->id); }
+
+}  // namespace cuboid::capi
+
 namespace {
 
+using cuboid::capi::error_of;
 using cuboid::capi::guarded;
+
+// A report's text into a fixed field, cut to fit and always terminated.
+template <std::size_t N>
+void copy_text(char (&field)[N], const std::string& text) {
+  std::strncpy(field, text.c_str(), N - 1);
+  field[N - 1] = '\0';
+}
 
 // "host,staged" as names; NULL: none given (the default processors). An empty list or an empty
 // name ("", "host,", "host,,staged") is refused: it is a mistake, not a request for the default.
@@ -57,7 +87,7 @@ cuboid_status gemm(cuboid_context* ctx, char transa, char transb, int64_t m, int
                    Scalar alpha, const Scalar* A, int64_t lda, const Scalar* B, int64_t ldb,
                    Scalar beta, Scalar* C, int64_t ldc) {
   if (!ctx) return CUBOID_INVALID_ARGUMENT;
-  return guarded(ctx->error, [&] {
+  return guarded(error_of(ctx), [&] {
     const auto op_a = cuboid::capi::op_argument(transa, "transa");
     const auto op_b = cuboid::capi::op_argument(transb, "transb");
     ctx->context.gemm(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -70,7 +100,7 @@ cuboid_status complex_gemm(cuboid_context* ctx, char transa, char transb, int64_
                            int64_t k, const void* alpha, const void* A, int64_t lda, const void* B,
                            int64_t ldb, const void* beta, void* C, int64_t ldc) {
   if (!ctx) return CUBOID_INVALID_ARGUMENT;
-  return guarded(ctx->error, [&] {
+  return guarded(error_of(ctx), [&] {
     if (!alpha) throw cuboid::KeyedError("alpha", "alpha is a null pointer");
     if (!beta) throw cuboid::KeyedError("beta", "beta is a null pointer");
     using Z = std::complex<T>;
@@ -107,10 +137,32 @@ cuboid_status cuboid_create(const cuboid_options* options, cuboid_context** cont
   return s;
 }
 
-void cuboid_destroy(cuboid_context* context) { delete context; }
+void cuboid_destroy(cuboid_context* context) {
+  if (context) cuboid::capi::forget_errors_of(context);
+  delete context;
+}
 
 const char* cuboid_last_error(const cuboid_context* context) {
-  return context ? context->error.c_str() : "no context";
+  return context ? error_of(context).c_str() : "no context";
+}
+
+cuboid_status cuboid_last_call(cuboid_context* context, cuboid_call_report* report) {
+  if (!context) return CUBOID_INVALID_ARGUMENT;
+  return guarded(error_of(context), [&] {
+    if (!report) throw cuboid::KeyedError("report", "report is a null pointer");
+    const cuboid::CallReport r = context->context.last_call();
+    *report = cuboid_call_report{};
+    report->direct = r.direct ? 1 : 0;
+    report->trial = r.trial ? 1 : 0;
+    report->seconds = r.seconds;
+    report->calibration_s = r.calibration_s;
+    report->processors = int(r.speeds.size());
+    report->ranks = r.ranks;
+    report->received_bytes = r.received_bytes;
+    copy_text(report->algorithm, r.algorithm);
+    copy_text(report->processor, r.processor);
+    copy_text(report->rank_partition, r.rank_partition);
+  });
 }
 
 cuboid_status cuboid_dgemm(cuboid_context* context, char transa, char transb, int64_t m, int64_t n,
@@ -141,7 +193,7 @@ cuboid_status cuboid_cgemm(cuboid_context* context, char transa, char transb, in
 int cuboid_speeds(cuboid_context* context, char type, double* speeds, int capacity) {
   if (!context) return -1;
   std::vector<double> v;
-  const cuboid_status s = guarded(context->error, [&] {
+  const cuboid_status s = guarded(error_of(context), [&] {
     // NULL with capacity 0 asks for the count alone.
     if (capacity < 0 || (capacity > 0 && !speeds))
       throw cuboid::KeyedError("speeds", "speeds: a null pointer, or a negative capacity (" +

@@ -5,17 +5,25 @@
 
 #include <cuboid/cuboid.hpp>
 
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <string>
 
 struct cuboid_context {
-  explicit cuboid_context(const cuboid::ContextOptions& o) : context(o) {}
+  explicit cuboid_context(const cuboid::ContextOptions& o);
   cuboid::Context context;
-  std::string error;
+  // Never reused (an address may be): names the context in each thread's messages.
+  const std::uint64_t id;
 };
 
 namespace cuboid::capi {
+
+// The calling thread's message of its last call on `ctx` ("" after a success): threads that
+// share a context each read their own calls' outcome.
+std::string& error_of(const cuboid_context* ctx);
+// Forgets the calling thread's message of a context being destroyed.
+void forget_errors_of(const cuboid_context* ctx);
 
 // Runs `f`, turning what it throws into a status and `message`.
 template <class F>

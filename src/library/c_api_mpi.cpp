@@ -16,7 +16,7 @@ cuboid_status gemm(cuboid_context* ctx, MPI_Comm comm, const cuboid_block_cyclic
                    const Scalar* A, int64_t lda, const Scalar* B, int64_t ldb, Scalar beta,
                    Scalar* C, int64_t ldc) {
   if (!ctx) return CUBOID_INVALID_ARGUMENT;
-  return cuboid::capi::guarded(ctx->error, [&] {
+  return cuboid::capi::guarded(cuboid::capi::error_of(ctx), [&] {
     if (!layout) throw cuboid::KeyedError("layout", "layout is a null pointer");
     const auto op_a = cuboid::capi::op_argument(transa, "transa");
     const auto op_b = cuboid::capi::op_argument(transb, "transb");
@@ -32,7 +32,7 @@ cuboid_status complex_gemm(cuboid_context* ctx, MPI_Comm comm, const cuboid_bloc
                            const void* alpha, const void* A, int64_t lda, const void* B,
                            int64_t ldb, const void* beta, void* C, int64_t ldc) {
   if (!ctx) return CUBOID_INVALID_ARGUMENT;
-  return cuboid::capi::guarded(ctx->error, [&] {
+  return cuboid::capi::guarded(cuboid::capi::error_of(ctx), [&] {
     if (!alpha) throw cuboid::KeyedError("alpha", "alpha is a null pointer");
     if (!beta) throw cuboid::KeyedError("beta", "beta is a null pointer");
     if (!layout) throw cuboid::KeyedError("layout", "layout is a null pointer");
@@ -62,7 +62,7 @@ cuboid_status cuboid_set_rank_options(cuboid_context* context, const char* algor
                                       const double* speeds, int nspeeds, double bandwidth_gbs,
                                       double memory_limit_mib) {
   if (!context) return CUBOID_INVALID_ARGUMENT;
-  return cuboid::capi::guarded(context->error, [&] {
+  return cuboid::capi::guarded(cuboid::capi::error_of(context), [&] {
     if (nspeeds < 0 || (nspeeds > 0 && !speeds))
       throw cuboid::KeyedError("speeds", "speeds: a null pointer or a negative count");
     cuboid::RankOptions o;

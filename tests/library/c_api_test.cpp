@@ -6,6 +6,7 @@
 #include <cuboid/cuboid.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -134,6 +135,64 @@ TEST(CApi, SpeedsRefuseNullArguments) {
   EXPECT_DOUBLE_EQ(sp[0], 1.0);
   EXPECT_EQ(cuboid_speeds(c.ctx, 'x', sp, 4), -1);
   EXPECT_TRUE(names(c.error(), "type")) << c.error();
+}
+
+TEST(CApi, LastCallSaysWhatTheCallDid) {
+  Context c;
+  std::vector<double> a(64 * 64, 1.0), out(64 * 64, 0.0);
+  ASSERT_EQ(cuboid_dgemm(c.ctx, 'N', 'N', 64, 64, 64, 1.0, a.data(), 64, a.data(), 64, 0.0,
+                         out.data(), 64),
+            CUBOID_SUCCESS)
+      << c.error();
+  cuboid_call_report r;
+  ASSERT_EQ(cuboid_last_call(c.ctx, &r), CUBOID_SUCCESS) << c.error();
+  EXPECT_GT(r.seconds, 0.0);
+  EXPECT_EQ(r.ranks, 1);
+  EXPECT_EQ(r.rank_partition[0], '\0');
+  // One host processor: a direct GEMM there, or a partition of one processor.
+  EXPECT_TRUE(r.direct ? std::string(r.processor) == "host" : std::string(r.algorithm) != "")
+      << r.direct << " '" << r.processor << "' '" << r.algorithm << "'";
+  EXPECT_DOUBLE_EQ(out[0], 64.0);
+  EXPECT_EQ(cuboid_last_call(c.ctx, nullptr), CUBOID_INVALID_ARGUMENT);
+  EXPECT_TRUE(names(c.error(), "report")) << c.error();
+  EXPECT_EQ(cuboid_last_call(nullptr, &r), CUBOID_INVALID_ARGUMENT);
+}
+
+TEST(CApi, EachThreadReadsItsOwnLastError) {
+  Context c;
+  std::string failed, before, succeeded;
+  std::thread bad([&] {
+    double x = 0;
+    EXPECT_EQ(cuboid_dgemm(c.ctx, 'Q', 'N', 1, 1, 1, 1.0, &x, 1, &x, 1, 0.0, &x, 1),
+              CUBOID_INVALID_ARGUMENT);
+    failed = cuboid_last_error(c.ctx);
+  });
+  bad.join();
+  std::thread good([&] {
+    // Another thread's failure is not this thread's.
+    before = cuboid_last_error(c.ctx);
+    double x = 1, y = 0;
+    EXPECT_EQ(cuboid_dgemm(c.ctx, 'N', 'N', 1, 1, 1, 1.0, &x, 1, &x, 1, 0.0, &y, 1),
+              CUBOID_SUCCESS);
+    succeeded = cuboid_last_error(c.ctx);
+  });
+  good.join();
+  EXPECT_TRUE(names(failed, "transa")) << failed;
+  EXPECT_EQ(before, "");
+  EXPECT_EQ(succeeded, "");
+  // This thread made no call on the context: nothing failed here.
+  EXPECT_EQ(c.error(), "");
+}
+
+TEST(CApi, ANewContextStartsWithoutAMessage) {
+  for (int round = 0; round < 2; ++round) {
+    Context c;
+    EXPECT_EQ(c.error(), "") << "round " << round;
+    double x = 0;
+    EXPECT_EQ(cuboid_dgemm(c.ctx, 'N', 'Q', 1, 1, 1, 1.0, &x, 1, &x, 1, 0.0, &x, 1),
+              CUBOID_INVALID_ARGUMENT);
+    EXPECT_TRUE(names(c.error(), "transb")) << c.error();
+  }
 }
 
 }  // namespace
