@@ -2,6 +2,7 @@
 // scalar type on first use, keeps one local multiply per type (workers, threads, buffers) and a
 // plan per shape, and serialises the calls made on it.
 #include <cuboid/cuboid.hpp>
+#include <limits>
 
 #include <chrono>
 #include <cmath>
@@ -213,6 +214,18 @@ void check_arguments(Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int6
   if (m > 0 && n > 0 && !have_c) throw KeyedError("C", "C is a null pointer");
   if (m > 0 && n > 0 && k > 0 && reads_ab && (!have_a || !have_b))
     throw KeyedError(!have_a ? "A" : "B", std::string(!have_a ? "A" : "B") + " is a null pointer");
+  // The BLAS underneath takes 32-bit sizes: a larger one is refused, never wrapped around (its
+  // GEMM would then refuse the call and leave C as it was). Scaling C needs no BLAS.
+  if (m > 0 && n > 0 && k > 0 && reads_ab) {
+    constexpr std::int64_t blas_max = std::numeric_limits<std::int32_t>::max();
+    const std::pair<const char*, std::int64_t> sizes[] = {{"m", m},     {"n", n},     {"k", k},
+                                                          {"lda", lda}, {"ldb", ldb}, {"ldc", ldc}};
+    for (const auto& [name, v] : sizes)
+      if (v > blas_max)
+        throw Unsupported(name, std::string(name) + " = " + std::to_string(v) +
+                                    " exceeds the 32-bit sizes of the BLAS this library calls "
+                                    "(at most 2147483647)");
+  }
 }
 
 }  // namespace

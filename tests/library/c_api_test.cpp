@@ -137,6 +137,36 @@ TEST(CApi, SpeedsRefuseNullArguments) {
   EXPECT_TRUE(names(c.error(), "type")) << c.error();
 }
 
+// lda = 2^31 with k = 1 is a valid call on a small A (its one column): the 32-bit BLAS cannot
+// take it, so it is refused and C is left alone, on the host alone and beside a staged processor.
+TEST(CApi, SizesBeyondTheBlasAreRefusedNotWrapped) {
+  for (const char* processors : {"host", "host,staged"}) {
+    cuboid_options o;
+    cuboid_options_init(&o);
+    o.processors = processors;
+    const double speeds[] = {1.0, 1.0};
+    o.speeds = speeds;
+    o.speed_count = std::string(processors) == "host" ? 1 : 2;
+    cuboid_context* ctx = nullptr;
+    char error[256] = "";
+    ASSERT_EQ(cuboid_create(&o, &ctx, error, sizeof error), CUBOID_SUCCESS) << error;
+    const std::int64_t m = 64, n = 64, k = 1, lda = std::int64_t(1) << 31;
+    std::vector<double> a(m, 1.0), b(n, 1.0), c(std::size_t(m * n), 5.0);
+    EXPECT_EQ(
+        cuboid_dgemm(ctx, 'N', 'N', m, n, k, 1.0, a.data(), lda, b.data(), 1, 0.0, c.data(), m),
+        CUBOID_UNSUPPORTED)
+        << processors;
+    EXPECT_TRUE(names(cuboid_last_error(ctx), "lda")) << cuboid_last_error(ctx);
+    EXPECT_EQ(c[0], 5.0) << processors;
+    // The same call within 32 bits computes.
+    EXPECT_EQ(cuboid_dgemm(ctx, 'N', 'N', m, n, k, 1.0, a.data(), m, b.data(), 1, 0.0, c.data(), m),
+              CUBOID_SUCCESS)
+        << cuboid_last_error(ctx);
+    EXPECT_EQ(c[0], 1.0) << processors;
+    cuboid_destroy(ctx);
+  }
+}
+
 TEST(CApi, LastCallSaysWhatTheCallDid) {
   Context c;
   std::vector<double> a(64 * 64, 1.0), out(64 * 64, 0.0);
