@@ -21,6 +21,7 @@ endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.h ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid.hpp
               ${PROJECT_SOURCE_DIR}/include/cuboid/error.hpp ${PROJECT_SOURCE_DIR}/include/cuboid/gemm.hpp
               ${PROJECT_SOURCE_DIR}/include/cuboid/kokkos.hpp
+              ${PROJECT_SOURCE_DIR}/include/cuboid/cuboid_c.f90
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuboid)
 # The distributed entry's headers, with the MPI layer only; they include the application's
 # <mpi.h>, which must be the MPI cuboid was built with.

@@ -1,5 +1,6 @@
 ! cuboid from Fortran: C <- alpha A B + beta C through cuboid.h (module cuboid_c), checked
-! against a naive loop.
+! against a naive loop; then one small product in each other type (single, complex, complex
+! single), checked exactly, and the last call's report.
 !   cuboid-example-fortran [PROCESSORS [M N K]]     e.g. cuboid-example-fortran host,staged
 ! Prints the time of the first call (which measures the processors' speeds when there is more
 ! than one and none are cached) and of a second one; stops with code 1 when the product is
@@ -19,6 +20,7 @@ program cuboid_example
   integer(c_int64_t) :: wrong, t0, t1, rate
   real(c_double) :: seconds(2)
   integer :: call_no, i
+  type(cuboid_call_report) :: report
 
   processors = 'host'
   if (command_argument_count() >= 1) call get_command_argument(1, processors)
@@ -59,6 +61,10 @@ program cuboid_example
     seconds(call_no) = real(t1 - t0, c_double) / real(rate, c_double)
     wrong = wrong + wrong_elements()
   end do
+  if (cuboid_last_call(context, report) /= CUBOID_SUCCESS) stop 2
+  write (*, '(a, i0, a, f7.4, a)') 'cuboid-example-fortran: last call direct=', report%direct, &
+    ', ', report%seconds, ' s'
+  wrong = wrong + other_types_wrong()
   call cuboid_destroy(context)
   write (*, '(a, i0, "x", i0, "x", i0, 3a, f7.4, a, f7.4, a, f0.2, a)') &
     'cuboid-example-fortran: ', m, n, k, ' on ', trim(processors), ': first call', seconds(1), &
@@ -72,6 +78,40 @@ program cuboid_example
   write (*, '(a)') 'cuboid-example-fortran: correct: every element within the rounding bound'
 
 contains
+
+  ! sgemm, zgemm and cgemm on 4 x 4: ones times ones (every element 4), and a diagonal of i
+  ! times the identity (the diagonal back): exact in every type. Counts the elements off.
+  integer(c_int64_t) function other_types_wrong()
+    integer, parameter :: s = 4
+    real(c_float) :: sa(s, s), sc(s, s)
+    complex(c_double_complex) :: za(s, s), zb(s, s), zc(s, s)
+    complex(c_float_complex) :: ca(s, s), cb(s, s), cc(s, s)
+    integer(c_int64_t), parameter :: s8 = s
+    integer :: j
+    other_types_wrong = 0
+    sa = 1
+    sc = 0
+    if (cuboid_sgemm(context, 'N', 'N', s8, s8, s8, 1.0, sa, s8, sa, s8, 0.0, sc, s8) &
+        /= CUBOID_SUCCESS) stop 2
+    other_types_wrong = other_types_wrong + count(sc /= 4.0)
+    za = 0
+    zb = 0
+    ca = 0
+    cb = 0
+    do j = 1, s
+      za(j, j) = (0d0, 1d0)
+      zb(j, j) = (1d0, 0d0)
+      ca(j, j) = (0.0, 1.0)
+      cb(j, j) = (1.0, 0.0)
+    end do
+    zc = (7d0, 7d0)
+    cc = (7.0, 7.0)
+    if (cuboid_zgemm(context, 'N', 'N', s8, s8, s8, (1d0, 0d0), za, s8, zb, s8, (0d0, 0d0), zc, &
+                     s8) /= CUBOID_SUCCESS) stop 2
+    if (cuboid_cgemm(context, 'N', 'N', s8, s8, s8, (1.0, 0.0), ca, s8, cb, s8, (0.0, 0.0), cc, &
+                     s8) /= CUBOID_SUCCESS) stop 2
+    other_types_wrong = other_types_wrong + count(zc /= za) + count(cc /= ca)
+  end function other_types_wrong
 
   ! Values in [-1, 1] that depend on the position and the seed only: the same matrices every run.
   subroutine fill(x, seed)

@@ -28,7 +28,7 @@ step() {  # step LOG COMMAND...
 prefix=$tmp/prefix
 step "$tmp/install.log" cmake --install "$build" --prefix "$prefix"
 unexpected=$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort |
-  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|lib/libcuboid_mpi\.so(\.[0-9]+)*|lib/libcuboid_pxgemm\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|kokkos\.hpp|mpi\.hpp|cuboid_mpi\.h)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid(_mpi)?\.pc)$' || true)
+  grep -Ev '^(lib/libcuboid\.so(\.[0-9]+)*|lib/libcuboid_mpi\.so(\.[0-9]+)*|lib/libcuboid_pxgemm\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|kokkos\.hpp|mpi\.hpp|cuboid_mpi\.h|cuboid_c\.f90)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid(_mpi)?\.pc)$' || true)
 [ -z "$unexpected" ] || fail "installed beyond the API: $(echo $unexpected)"
 for f in lib/libcuboid.so include/cuboid/cuboid.h include/cuboid/cuboid.hpp include/cuboid/kokkos.hpp lib/cmake/cuboid/cuboidConfig.cmake lib/pkgconfig/cuboid.pc; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
