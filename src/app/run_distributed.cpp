@@ -71,15 +71,12 @@ mpi::DistSettings settings_of(const deck::Deck& d, exec::Fault fault) {
   s.alpha = pr.alpha, s.beta = pr.beta, s.seed = pr.seed;
   s.alpha_im = pr.alpha_im, s.beta_im = pr.beta_im;
   s.c_init = pr.c_init;
-  // Across ranks "auto" is the default: a fixed algorithm is a choice the deck must make.
-  s.automatic = d.partition.auto_algorithm || !d.where.count("partition.algorithm");
-  s.algorithm = d.partition.algorithm;
+  const deck::ProductSettings set = deck::product_settings(d);
+  mpi::set_rank_partition(s, set.rank_algorithm, set.rank_speeds, set.bandwidth_gbs);
   s.discretization = d.partition.discretization;
   s.aligned = d.mpi.aligned;
   s.grid = d.mpi.grid;
   s.block = d.mpi.block;
-  s.rank_speeds = d.mpi.rank_speeds;
-  s.bandwidth_gbs = d.mpi.bandwidth_gbs;
   s.repetitions = d.run.repetitions, s.warmup = d.run.warmup, s.validate = d.run.validate;
   s.full_check_max = d.mpi.full_check_max;
   s.memory_limit_bytes = memory_limit_bytes(d);

@@ -64,7 +64,8 @@ exec::PlanOptions plan_options_for(const deck::Deck& d,
                                    const std::vector<platform::ProcessorSpec>& specs,
                                    std::size_t element_bytes) {
   try {
-    return pipeline::plan_options_for(specs, element_bytes, d.platform.memory_budget_mib);
+    return pipeline::plan_options_for(specs, element_bytes,
+                                      deck::product_settings(d).memory_budget_mib);
   } catch (const KeyedError& e) {
     throw Error(d.at(deck_key(e.key)) + ": " + e.what());
   }
@@ -87,11 +88,12 @@ template <class Scalar>
 pipeline::Calibration calibration_for(const deck::Deck& d,
                                       const std::vector<platform::ProcessorSpec>& specs, bool fresh,
                                       std::ostream& progress) {
+  const deck::ProductSettings set = deck::product_settings(d);
   pipeline::SpeedSource source;
-  if (!d.platform.measure_speeds) source.given = d.platform.speeds, source.given_label = "deck";
-  if (d.platform.use_speed_cache) source.cache_path = platform::default_speed_cache_path();
+  if (!set.speeds.empty()) source.given = set.speeds, source.given_label = "deck";
+  if (set.use_speed_cache) source.cache_path = platform::default_speed_cache_path();
   source.remeasure = fresh;
-  source.link_model = !d.platform.speed_model_flops_only;
+  source.link_model = set.link_model;
   const auto& p = d.problem;
   pipeline::CalibrationShape shape;
   shape.m = p.m, shape.n = p.n, shape.k = p.k, shape.tile = p.tile;

@@ -731,6 +731,24 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 
 std::string to_string(Precision p) { return std::string(name_of(p, kPrecisions)); }
 bool is_complex(Precision p) { return p == Precision::complex64 || p == Precision::complex128; }
+ProductSettings product_settings(const Deck& d) {
+  ProductSettings s;
+  s.processors = d.platform.processors;
+  if (!d.platform.measure_speeds) s.speeds = d.platform.speeds;
+  s.use_speed_cache = d.platform.use_speed_cache;
+  s.link_model = !d.platform.speed_model_flops_only;
+  s.memory_budget_mib = d.platform.memory_budget_mib;
+  s.algorithm = std::string(partition::to_string(d.partition.algorithm));
+  s.discretization = std::string(partition::to_string(d.partition.discretization));
+  // Across ranks "auto" is the default: a fixed algorithm is a choice the deck must make.
+  if (d.where.count("partition.algorithm") && !d.partition.auto_algorithm)
+    s.rank_algorithm = s.algorithm;
+  s.rank_speeds = d.mpi.rank_speeds;
+  s.bandwidth_gbs = d.mpi.bandwidth_gbs;
+  s.memory_limit_mib = d.mpi.memory_limit_mib;
+  return s;
+}
+
 std::size_t element_bytes(Precision p) {
   switch (p) {
     case Precision::float32:

@@ -120,6 +120,25 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 Deck parse_deck(const std::string& text, const std::string& name,
                 const std::vector<std::string>& overrides = {});
 
+// A deck's settings as a product is set up with, whoever runs it: the processors and their speeds,
+// the local partition and the rank partition ([platform], [partition], [mpi]). The one mapping
+// from a deck to settings: `cuboid run` (one process and under mpirun) and p?gemm_'s CUBOID_DECK
+// read a deck through it. [problem] and [run] describe a run, not a product's setup.
+struct ProductSettings {
+  std::vector<std::string> processors;  // empty: every enabled space
+  std::vector<double> speeds;           // given; empty: cached or measured
+  bool use_speed_cache = true;
+  bool link_model = true;  // platform.speed_model = "flops+link"
+  double memory_budget_mib = 0;
+  std::string algorithm, discretization;  // the processors' partition (names)
+  // The ranks' partition: "auto" (the traffic model chooses) unless the deck names an algorithm.
+  std::string rank_algorithm = "auto";
+  std::vector<double> rank_speeds;  // factors per rank; empty: equal
+  double bandwidth_gbs = 10;
+  double memory_limit_mib = 0;  // per rank; 0: the caller's default
+};
+ProductSettings product_settings(const Deck& d);
+
 std::string to_string(Precision p);
 std::string to_string(CInit c);
 

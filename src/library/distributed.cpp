@@ -271,7 +271,7 @@ mpi::DistSettings call_settings(const ContextOptions& options, const RankOptions
   auto tasks = [&](std::int64_t t) {
     return double((m + t - 1) / t) * double((n + t - 1) / t) * double((k + t - 1) / t);
   };
-  s.rank_speeds = ro.speeds;
+  mpi::set_rank_partition(s, ro.algorithm, ro.speeds, ro.bandwidth_gbs);
   while (s.tile > 1 && tasks(s.tile) < double(P)) s.tile = (s.tile + 1) / 2;
   if (tasks(s.tile) < double(P)) {
     s.rank_speeds.resize(std::size_t(P), 1.0);
@@ -280,9 +280,6 @@ mpi::DistSettings call_settings(const ContextOptions& options, const RankOptions
   }
   s.alpha = exec::real_part(alpha), s.beta = exec::real_part(beta);
   s.alpha_im = exec::imag_part(alpha), s.beta_im = exec::imag_part(beta);
-  s.automatic = ro.algorithm == "auto";
-  if (!s.automatic) s.algorithm = *partition::parse_algorithm(ro.algorithm);
-  s.bandwidth_gbs = ro.bandwidth_gbs;
   s.memory_limit_bytes = ro.memory_limit_mib * 1024.0 * 1024.0;
   s.memory_limit_origin = "memory_limit_mib";
   s.aligned = false;

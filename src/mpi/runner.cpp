@@ -16,6 +16,7 @@
 #include "mpi/exchange.hpp"
 #include "mpi/local_matrix.hpp"
 #include "partition/speeds.hpp"
+#include "partition/strategy.hpp"
 #include "pipeline/figures.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -679,6 +680,19 @@ const RankPartition& DistributedProduct<Scalar>::partition() const {
 template <class Scalar>
 double DistributedProduct<Scalar>::received_bytes() const {
   return impl_->run.received();
+}
+
+void set_rank_partition(DistSettings& s, const std::string& algorithm,
+                        const std::vector<double>& rank_speeds, double bandwidth_gbs) {
+  s.automatic = algorithm == "auto";
+  if (!s.automatic) {
+    const auto parsed = partition::parse_algorithm(algorithm);
+    if (!parsed)
+      throw KeyedError(setting::rank_algorithm, "unknown algorithm \"" + algorithm + "\"");
+    s.algorithm = *parsed;
+  }
+  s.rank_speeds = rank_speeds;
+  s.bandwidth_gbs = bandwidth_gbs;
 }
 
 #define CUBOID_DISTRIBUTED_PRODUCT(Scalar) template class DistributedProduct<Scalar>;

@@ -80,6 +80,13 @@ struct DistSettings {
   bool dry_run = false;
 };
 
+// The rank partition's settings into `s`, from whichever source gave them (a deck through
+// deck::product_settings, a call's RankOptions): `algorithm` "auto" lets the traffic model choose
+// among its candidates, else names a partition algorithm (KeyedError setting::rank_algorithm
+// otherwise); speed factors per rank (empty: equal); the model's bandwidth per rank.
+void set_rank_partition(DistSettings& s, const std::string& algorithm,
+                        const std::vector<double>& rank_speeds, double bandwidth_gbs);
+
 // The caller's matrices for a DistributedProduct, in the block-cyclic layout its settings
 // describe (local arrays with ScaLAPACK's lld = local rows), A and B as stored. C is updated in
 // place: it is also C0, read once for beta (never when beta is 0). A and B are only read.

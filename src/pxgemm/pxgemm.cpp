@@ -28,7 +28,6 @@
 #include "deck/deck.hpp"
 #include "mpi/attribute.hpp"
 #include "mpi/communicator.hpp"
-#include "partition/strategy.hpp"
 #include "pxgemm/blacs.hpp"
 #include "pxgemm/redistribute.hpp"
 
@@ -232,18 +231,18 @@ Runtime& runtime() {
   // describe a run, not a call: those are not used. CUBOID_PROCESSORS wins over the deck.
   if (const char* p = std::getenv("CUBOID_DECK")) {
     const deck::Deck d = deck::load_deck(p);
-    o.processors = d.platform.processors;
-    if (!d.platform.measure_speeds) o.speeds = d.platform.speeds;
-    if (!d.platform.use_speed_cache) o.speed_cache = "";
-    o.memory_budget_mib = d.platform.memory_budget_mib;
-    o.algorithm = std::string(partition::to_string(d.partition.algorithm));
-    o.discretization = std::string(partition::to_string(d.partition.discretization));
-    if (d.where.count("partition.algorithm") && !d.partition.auto_algorithm)
-      ranks.algorithm = o.algorithm;
-    ranks.speeds = d.mpi.rank_speeds;
-    ranks.bandwidth_gbs = d.mpi.bandwidth_gbs;
-    ranks.memory_limit_mib = d.mpi.memory_limit_mib;
-    r->rank_speeds = d.mpi.rank_speeds.size();
+    const deck::ProductSettings s = deck::product_settings(d);
+    o.processors = s.processors;
+    o.speeds = s.speeds;
+    if (!s.use_speed_cache) o.speed_cache = "";
+    o.memory_budget_mib = s.memory_budget_mib;
+    o.algorithm = s.algorithm;
+    o.discretization = s.discretization;
+    ranks.algorithm = s.rank_algorithm;
+    ranks.speeds = s.rank_speeds;
+    ranks.bandwidth_gbs = s.bandwidth_gbs;
+    ranks.memory_limit_mib = s.memory_limit_mib;
+    r->rank_speeds = s.rank_speeds.size();
     if (r->rank_speeds) r->rank_speeds_at = d.at("mpi.rank_speeds");
   }
   if (!r->processors.empty()) o.processors = r->processors;

@@ -11,6 +11,8 @@
 
 using cuboid::deck::Deck;
 using cuboid::deck::parse_deck;
+using cuboid::deck::product_settings;
+using cuboid::deck::ProductSettings;
 
 namespace {
 
@@ -347,6 +349,32 @@ TEST(Deck, ByteOrderMarkKeepsPositions) {
 TEST(Deck, ByteOrderMarkOnlyAtTheStart) {
   EXPECT_EQ(error_of("[problem]\n" + kBom + "m = 4\n").rfind("bad.toml:2:1: a non-ASCII", 0), 0u);
   EXPECT_EQ(error_of(kBom + kBom + "[problem]\n").rfind("bad.toml:1:1: a non-ASCII", 0), 0u);
+}
+
+// The one mapping from a deck to a product's settings (the CLI's runs, p?gemm_'s CUBOID_DECK).
+TEST(Deck, ProductSettingsFollowTheDeck) {
+  const Deck defaults = parse_deck("", "empty.toml");
+  const ProductSettings d = product_settings(defaults);
+  EXPECT_TRUE(d.processors.empty());
+  EXPECT_TRUE(d.speeds.empty());  // measured (or cached)
+  EXPECT_TRUE(d.use_speed_cache);
+  EXPECT_EQ(d.rank_algorithm, "auto");  // across ranks the traffic model chooses by default
+  EXPECT_EQ(d.algorithm, "nrrp3d");
+  const Deck given = parse_deck(
+      "[platform]\nprocessors = [\"host\", \"staged\"]\nspeeds = [2.0, 1.0]\n"
+      "memory_budget_mib = 64.0\nspeed_model = \"flops\"\n[partition]\nalgorithm = \"grid\"\n"
+      "[mpi]\nrank_speeds = [1.0, 0.5]\nbandwidth_gbs = 3.0\nmemory_limit_mib = 100.0\n",
+      "given.toml");
+  const ProductSettings s = product_settings(given);
+  EXPECT_EQ(s.processors, (std::vector<std::string>{"host", "staged"}));
+  EXPECT_EQ(s.speeds, (std::vector<double>{2.0, 1.0}));
+  EXPECT_FALSE(s.link_model);
+  EXPECT_DOUBLE_EQ(s.memory_budget_mib, 64.0);
+  EXPECT_EQ(s.algorithm, "grid");
+  EXPECT_EQ(s.rank_algorithm, "grid");  // named by the deck: used across ranks too
+  EXPECT_EQ(s.rank_speeds, (std::vector<double>{1.0, 0.5}));
+  EXPECT_DOUBLE_EQ(s.bandwidth_gbs, 3.0);
+  EXPECT_DOUBLE_EQ(s.memory_limit_mib, 100.0);
 }
 
 TEST(Deck, EveryShippedDeckParses) {
