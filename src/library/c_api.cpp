@@ -38,11 +38,14 @@ namespace {
 using cuboid::capi::error_of;
 using cuboid::capi::guarded;
 
-// A report's text into a fixed field, cut to fit and always terminated.
+// `text` into the caller's buffer of `size` bytes (size > 0), cut to fit and always terminated.
+void copy_text(char* buffer, std::size_t size, const std::string& text) {
+  std::strncpy(buffer, text.c_str(), size - 1);
+  buffer[size - 1] = '\0';
+}
 template <std::size_t N>
 void copy_text(char (&field)[N], const std::string& text) {
-  std::strncpy(field, text.c_str(), N - 1);
-  field[N - 1] = '\0';
+  copy_text(field, N, text);
 }
 
 // "host,staged" as names; NULL: none given (the default processors). An empty list or an empty
@@ -51,16 +54,14 @@ std::vector<std::string> split_names(const char* list) {
   std::vector<std::string> names;
   if (!list) return names;
   const std::string text = list;
+  // getline yields no name after a trailing comma, nor any for "": those are empty names too.
+  bool empty_name = text.empty() || text.back() == ',';
   std::stringstream in(text);
-  std::string name;
-  while (std::getline(in, name, ',')) {
-    if (name.empty())
-      throw cuboid::KeyedError("processors", "processors \"" + text +
-                                                 "\": an empty name (give NULL for the default "
-                                                 "processors)");
+  for (std::string name; std::getline(in, name, ',');) {
+    empty_name = empty_name || name.empty();
     names.push_back(name);
   }
-  if (names.empty() || text.back() == ',')
+  if (empty_name)
     throw cuboid::KeyedError("processors", "processors \"" + text +
                                                "\": an empty name (give NULL for the default "
                                                "processors)");
@@ -130,10 +131,8 @@ cuboid_status cuboid_create(const cuboid_options* options, cuboid_context** cont
     *context = nullptr;
     *context = new cuboid_context(options_of(options));
   });
-  if (s != CUBOID_SUCCESS && error && error_size > 0) {
-    std::strncpy(error, message.c_str(), std::size_t(error_size - 1));
-    error[error_size - 1] = '\0';
-  }
+  if (s != CUBOID_SUCCESS && error && error_size > 0)
+    copy_text(error, std::size_t(error_size), message);
   return s;
 }
 
