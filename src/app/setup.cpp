@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "mpi/setting.hpp"
 #include "partition/strategy.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -51,11 +52,11 @@ std::string deck_key(const std::string& id) {
       {pipeline::setting::algorithm, "partition.algorithm"},
       {pipeline::setting::discretization, "partition.discretization"},
       {pipeline::setting::speeds, "platform.speeds"},
-      {"rank_algorithm", "partition.algorithm"},
-      {"rank_speeds", "mpi.rank_speeds"},
-      {"grid", "mpi.grid"},
-      {"tile", "problem.tile"},
-      {"memory_limit", "mpi.memory_limit_mib"}};
+      {mpi::setting::rank_algorithm, "partition.algorithm"},
+      {mpi::setting::rank_speeds, "mpi.rank_speeds"},
+      {mpi::setting::grid, "mpi.grid"},
+      {mpi::setting::tile, "problem.tile"},
+      {mpi::setting::memory_limit, "mpi.memory_limit_mib"}};
   const auto it = keys.find(id);
   return it != keys.end() ? it->second : id;
 }

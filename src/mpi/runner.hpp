@@ -22,6 +22,7 @@
 #include "layout/rank_partition.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/rank_figures.hpp"
+#include "mpi/setting.hpp"
 #include "mpi/validate.hpp"
 #include "pipeline/local_multiply.hpp"
 #include "platform/calibration.hpp"
@@ -29,18 +30,6 @@
 
 namespace cuboid::mpi {
 using layout::RankPartition;
-
-// The settings a distributed product refuses, by the ids it throws (KeyedError::key) and hands
-// to `locate`: each caller names them in its own terms (a deck's keys and where they were given,
-// the library's options).
-namespace setting {
-inline constexpr char rank_speeds[] = "rank_speeds";        // DistSettings::rank_speeds
-inline constexpr char grid[] = "grid";                      // DistSettings::grid
-inline constexpr char speeds[] = "speeds";                  // the processors' speeds
-inline constexpr char tile[] = "tile";                      // DistSettings::tile
-inline constexpr char rank_algorithm[] = "rank_algorithm";  // DistSettings::algorithm
-inline constexpr char memory_limit[] = "memory_limit";      // DistSettings::memory_limit_bytes
-}  // namespace setting
 
 struct DistSettings {
   std::int64_t m = 0, n = 0, k = 0, tile = 0;
