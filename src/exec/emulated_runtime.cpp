@@ -107,7 +107,8 @@ class EmulatedStream {
         std::this_thread::sleep_until(
             t0 + std::chrono::duration_cast<Clock::duration>(
                      std::chrono::duration<double>(double(bytes) / bytes_per_s_)));
-      trace::complete(track_, "copy", t0, Clock::now(), "\"bytes\": " + std::to_string(bytes));
+      if (trace::on())
+        trace::complete(track_, "copy", t0, Clock::now(), "\"bytes\": " + std::to_string(bytes));
     });
   }
   void gemm(double flops, std::function<void()> task) {

@@ -469,8 +469,9 @@ class RankRun {
         kokkos_ext::gemm(space, kokkos_ext::Ops{char(s_.op_a), char(s_.op_b)}, alpha, Ap, Bp,
                          piece_beta, Cp);
         space.fence();
-        trace::complete(local_.processors()[0].name + " gemm", "gemm", traced_from,
-                        trace::Clock::now(), "\"piece\": " + std::to_string(p));
+        if (trace::on())
+          trace::complete(local_.processors()[0].name + " gemm", "gemm", traced_from,
+                          trace::Clock::now(), "\"piece\": " + std::to_string(p));
         ex_->progress();
         rep.phases.compute += sw.seconds();
         continue;

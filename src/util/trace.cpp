@@ -155,7 +155,7 @@ std::string take_events() {
   const std::string pid = std::to_string(r.process);
   out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " << pid
       << ", \"args\": {\"name\": " << quoted(r.process_name) << "}}";
-  // Tracks sorted by name in the viewer, as numbered here.
+  // Each track's name, for the viewer's labels.
   for (const auto& [name, id] : r.tracks)
     out << ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " << pid << ", \"tid\": " << id
         << ", \"args\": {\"name\": " << quoted(name) << "}}";
