@@ -66,6 +66,32 @@ endif()
 message(STATUS "cuboid: Kokkos ${Kokkos_VERSION} (${Kokkos_DEVICES}) at ${Kokkos_DIR}, "
                "Kokkos Kernels target ${CUBOID_KOKKOSKERNELS_TARGET}, C++${CMAKE_CXX_STANDARD}")
 
+# Whether `cmake --install` ships this Kokkos and Kokkos Kernels beside cuboid
+# (cmake/CuboidPackage.cmake), so that the installed prefix needs nothing of the machine that
+# built it. By default only where both are shared libraries in one prefix of their own, as
+# scripts/setup-deps builds them (its lib/cmake holds their two packages and nothing else): the
+# prefix's include/ and bin/ are installed whole, which a /usr or a prefix shared with other
+# packages must not be.
+get_filename_component(CUBOID_KOKKOS_PREFIX "${Kokkos_DIR}/../../.." REALPATH)
+get_filename_component(_cuboid_kokkos_libdir "${Kokkos_DIR}/../.." REALPATH)
+file(RELATIVE_PATH CUBOID_KOKKOS_LIBDIR "${CUBOID_KOKKOS_PREFIX}" "${_cuboid_kokkos_libdir}")
+get_filename_component(_cuboid_kk_prefix "${KokkosKernels_DIR}/../../.." REALPATH)
+get_target_property(_cuboid_kokkos_type Kokkos::kokkoscore TYPE)
+file(GLOB _cuboid_kokkos_packages RELATIVE "${_cuboid_kokkos_libdir}/cmake" "${_cuboid_kokkos_libdir}/cmake/*")
+list(REMOVE_ITEM _cuboid_kokkos_packages Kokkos KokkosKernels)
+set(_cuboid_install_kokkos OFF)
+if(_cuboid_kokkos_type STREQUAL "SHARED_LIBRARY" AND _cuboid_kk_prefix STREQUAL CUBOID_KOKKOS_PREFIX
+   AND CUBOID_KOKKOS_LIBDIR MATCHES "^lib(64)?$" AND NOT _cuboid_kokkos_packages)
+  set(_cuboid_install_kokkos ON)
+endif()
+option(CUBOID_INSTALL_KOKKOS
+       "cmake --install also installs the Kokkos and Kokkos Kernels prefix this build uses (a shared build in a prefix of its own: libraries, include/, bin/, CMake packages) beside cuboid, with every installed library's RUNPATH $ORIGIN only, so that the prefix can be moved or copied as a whole; default ON where Kokkos is such a build. OFF: cuboid's libraries find Kokkos in the directories they were linked against and the application brings that Kokkos (Kokkos_ROOT)"
+       ${_cuboid_install_kokkos})
+if(CUBOID_INSTALL_KOKKOS AND NOT _cuboid_kk_prefix STREQUAL CUBOID_KOKKOS_PREFIX)
+  message(FATAL_ERROR "CUBOID_INSTALL_KOKKOS: Kokkos Kernels (${KokkosKernels_DIR}) is not in Kokkos' "
+                      "prefix ${CUBOID_KOKKOS_PREFIX}; configure with -DCUBOID_INSTALL_KOKKOS=OFF")
+endif()
+
 # Feature checks instead of version arithmetic. Each compiles the calls cuboid makes, with the
 # view types it passes (cmake/checks/*.cpp). Their cached results belong to one Kokkos, one
 # compiler and one set of check sources: when any of those changes they run again.

@@ -20,7 +20,18 @@ endfunction()
 # when it is linked (not when an application is: a dependency missing from the link fails here;
 # the sanitizers' runtime comes with the executable), lands in build/lib with the project's
 # version and SONAME (major.minor before 1.0, when a minor version may change the ABI), and finds
-# the libraries beside it and those it was linked against without LD_LIBRARY_PATH.
+# the libraries beside it and those it was linked against without LD_LIBRARY_PATH. Installed
+# with its Kokkos (CUBOID_INSTALL_KOKKOS), it finds Kokkos beside it too and names no directory
+# of the build machine: its RUNPATH is $ORIGIN only, the system's libraries (OpenBLAS, MPI) come
+# from the loader's search path.
+include(GNUInstallDirs)
+set(CUBOID_INSTALL_RPATH "$ORIGIN")
+if(CUBOID_INSTALL_KOKKOS)
+  file(RELATIVE_PATH _cuboid_to_kokkos /prefix/${CMAKE_INSTALL_LIBDIR} /prefix/${CUBOID_KOKKOS_LIBDIR})
+  if(_cuboid_to_kokkos)
+    list(APPEND CUBOID_INSTALL_RPATH "$ORIGIN/${_cuboid_to_kokkos}")
+  endif()
+endif()
 function(cuboid_shared_library name)
   cmake_parse_arguments(arg "" "MAP;OUTPUT_NAME" "SOURCES" ${ARGN})
   add_library(${name} SHARED ${arg_SOURCES})
@@ -38,8 +49,10 @@ function(cuboid_shared_library name)
     SOVERSION ${soversion}
     LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib
     LINK_DEPENDS ${arg_MAP}
-    INSTALL_RPATH "$ORIGIN"
-    INSTALL_RPATH_USE_LINK_PATH ON)
+    INSTALL_RPATH "${CUBOID_INSTALL_RPATH}")
+  if(NOT CUBOID_INSTALL_KOKKOS)
+    set_target_properties(${name} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+  endif()
   if(arg_OUTPUT_NAME)
     set_target_properties(${name} PROPERTIES OUTPUT_NAME ${arg_OUTPUT_NAME} EXPORT_NAME ${arg_OUTPUT_NAME})
   endif()
