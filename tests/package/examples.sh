@@ -68,6 +68,7 @@ if [ -n "$with_kokkos" ]; then
     runpath=$(readelf -d "$f" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]$/\2/p')
     IFS=: read -ra entries <<<"$runpath:"
     for e in "${entries[@]}"; do
+      # shellcheck disable=SC2016  # $ORIGIN is the loader's, literal here
       [[ $e == '$ORIGIN' || $e == '$ORIGIN/'* ]] || fail "$(basename "$f") has RUNPATH '$runpath'"
     done
   done
