@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kokkos_ext/compat.hpp"
+#include "kokkos_ext/host.hpp"
 #include "util/trace.hpp"
 
 namespace cuboid::exec {
@@ -80,10 +81,18 @@ double Engine<Scalar>::reserved_bytes() const {
   return b;
 }
 
+// Rows and columns of a view as the host loops count them.
+template <class View>
+std::int64_t rows_of(const View& v) {
+  return std::int64_t(v.extent(0));
+}
+template <class View>
+std::int64_t cols_of(const View& v) {
+  return std::int64_t(v.extent(1));
+}
+
 // The host loops of a run, at namespace scope: a device lambda (KOKKOS_LAMBDA in a CUDA build)
-// may not sit in a private member function.
-using HostRank2 = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
-                                        Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+// may not sit in a private member function. They run on the caller's thread (host_for).
 
 // C <- beta * C on each rectangle that no step scales itself.
 template <class Scalar>
@@ -93,16 +102,15 @@ void prescale_c(const std::vector<Rect>& rects, const HostMatrix<Scalar>& C, Sca
     auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
     // beta = 0 must clear NaN and Inf in the old C, which multiplying by zero would keep.
     if (beta == Scalar(0)) {
-      Kokkos::parallel_for(
-          "cuboid::exec::prescale_zero", HostRank2({0, 0}, {c.extent(0), c.extent(1)}),
+      kokkos_ext::host_for(
+          "cuboid::exec::prescale_zero", rows_of(c), cols_of(c),
           KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) = Scalar(0); });
     } else {
-      Kokkos::parallel_for(
-          "cuboid::exec::prescale_beta", HostRank2({0, 0}, {c.extent(0), c.extent(1)}),
+      kokkos_ext::host_for(
+          "cuboid::exec::prescale_beta", rows_of(c), cols_of(c),
           KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) *= beta; });
     }
   }
-  Kokkos::DefaultHostExecutionSpace().fence();
 }
 
 // C += each split-k partial, in the plan's fixed order: the result depends on the partition only
@@ -117,11 +125,10 @@ void add_partials(const Plan& plan, const std::vector<HostMatrix<Scalar>>& parti
     const Rect& r = plan.partials[b].c;
     auto c = Kokkos::subview(C, std::make_pair(r.i0, r.i1), std::make_pair(r.j0, r.j1));
     auto p = partials[b];
-    Kokkos::parallel_for(
-        "cuboid::exec::reduce_partial", HostRank2({0, 0}, {c.extent(0), c.extent(1)}),
+    kokkos_ext::host_for(
+        "cuboid::exec::reduce_partial", rows_of(c), cols_of(c),
         KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { c(i, j) += p(i, j); });
   }
-  Kokkos::DefaultHostExecutionSpace().fence();
 }
 
 template <class Scalar>

@@ -8,6 +8,7 @@
 
 #include "exec/initial_c.hpp"
 #include "exec/scalar.hpp"
+#include "kokkos_ext/host.hpp"
 
 namespace cuboid::exec {
 
@@ -43,10 +44,8 @@ KOKKOS_INLINE_FUNCTION Scalar element(std::uint64_t seed, MatrixId id, std::int6
 template <class Scalar>
 void fill_random(const HostMatrix<Scalar>& M, std::uint64_t seed, MatrixId id,
                  std::int64_t row0 = 0, std::int64_t col0 = 0) {
-  using policy = Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace,
-                                       Kokkos::Rank<2, Kokkos::Iterate::Left>>;
-  Kokkos::parallel_for(
-      "cuboid::exec::fill_random", policy({0, 0}, {M.extent(0), M.extent(1)}),
+  kokkos_ext::host_for(
+      "cuboid::exec::fill_random", std::int64_t(M.extent(0)), std::int64_t(M.extent(1)),
       KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
         M(i, j) = element<Scalar>(seed, id, row0 + i, col0 + j);
       });
@@ -54,7 +53,9 @@ void fill_random(const HostMatrix<Scalar>& M, std::uint64_t seed, MatrixId id,
 
 template <class Scalar>
 void fill_value(const HostMatrix<Scalar>& M, Scalar value) {
-  Kokkos::deep_copy(M, value);
+  kokkos_ext::host_for(
+      "cuboid::exec::fill_value", std::int64_t(M.extent(0)), std::int64_t(M.extent(1)),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { M(i, j) = value; });
 }
 
 // Element (i, j) of C0 as asked, on the host: what fill_initial writes there.

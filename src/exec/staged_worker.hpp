@@ -208,10 +208,13 @@ class StagedWorker final : public Worker<Scalar> {
         std::max<std::int64_t>(1, std::int64_t(bytes / sizeof(Scalar)) / rows);
     HostMatrix<Scalar> M(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::M"),
                          rows, cols);
-    Kokkos::deep_copy(M, Scalar(0.5));
+    fill_operand(M, Scalar(0.5));
     const std::size_t moved = std::size_t(rows * cols) * sizeof(Scalar);
-    Buffer d("cuboid::calibrate::memory", std::size_t(rows * cols));
-    Kokkos::View<unsigned char*, staging_space> h("cuboid::calibrate::staging", moved);
+    // Uninitialised: the copies write both before anything reads them.
+    Buffer d(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::memory"),
+             std::size_t(rows * cols));
+    Kokkos::View<unsigned char*, staging_space> h(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::staging"), moved);
     grow_ring(kChunkBytes / std::int64_t(sizeof(Scalar)));
     queues_.begin_run();  // the copies' events come from the run's pool
     ring_free_ = {};

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exec/worker.hpp"
+#include "kokkos_ext/host.hpp"
 #include "util/error.hpp"
 
 namespace cuboid::pipeline {
@@ -205,17 +206,16 @@ double reduce_rate(platform::SpeedCache* cache, bool remeasure, std::ostream& pr
     if (auto v = cache->find(key); v && *v > 0) return *v;
   const std::int64_t rows = 4096,
                      cols = (std::int64_t(64) << 20) / std::int64_t(sizeof(Scalar)) / rows;
-  exec::HostMatrix<Scalar> C("cuboid::reduce_rate::C", rows, cols),
-      P("cuboid::reduce_rate::P", rows, cols);
-  using host_space = Kokkos::DefaultHostExecutionSpace;
-  using rank2 = Kokkos::MDRangePolicy<host_space, Kokkos::Rank<2, Kokkos::Iterate::Left>>;
+  const auto C = kokkos_ext::host_zeros<exec::HostMatrix<Scalar>>("cuboid::reduce_rate::C", rows,
+                                                                  cols),
+             P = kokkos_ext::host_zeros<exec::HostMatrix<Scalar>>("cuboid::reduce_rate::P", rows,
+                                                                  cols);
   double best = 1e300;
   for (int r = 0; r < 4; ++r) {  // the first warms the pages
     const auto t0 = std::chrono::steady_clock::now();
-    Kokkos::parallel_for(
-        "cuboid::reduce_rate", rank2({0, 0}, {rows, cols}),
+    kokkos_ext::host_for(
+        "cuboid::reduce_rate", rows, cols,
         KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C(i, j) += P(i, j); });
-    host_space().fence();
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (r > 0) best = std::min(best, t);
   }

@@ -2,6 +2,7 @@
 // be handed where it would read or write through it gives a status (or -1) and a message naming
 // the argument, never a crash; so do empty processor names.
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <cuboid/cuboid.h>
 
@@ -212,6 +213,60 @@ TEST(CApi, EachThreadReadsItsOwnLastError) {
   EXPECT_EQ(succeeded, "");
   // This thread made no call on the context: nothing failed here.
   EXPECT_EQ(c.error(), "");
+}
+
+// A C caller's first call from a pthread of its own, with speeds to measure there: a 96^3
+// product of small integers, exact in double.
+constexpr int kEdge = 96;
+struct PthreadCall {
+  int create = -1, call = -1;
+  std::vector<double> a, b, c;
+  std::string error;
+  PthreadCall() : a(kEdge * kEdge), b(kEdge * kEdge), c(kEdge * kEdge, 0.0) {
+    for (int i = 0; i < kEdge * kEdge; ++i)
+      a[std::size_t(i)] = i % 7 - 3, b[std::size_t(i)] = i % 5 - 2;
+  }
+};
+
+void* first_call_measuring(void* arg) {
+  auto* r = static_cast<PthreadCall*>(arg);
+  cuboid_options o;
+  cuboid_options_init(&o);
+  o.processors = "host,staged";
+  o.speed_cache = "";  // measured, not found
+  o.direct_below_flops = 0;
+  o.tile = 32;
+  char error[256] = "";
+  cuboid_context* ctx = nullptr;
+  r->create = cuboid_create(&o, &ctx, error, sizeof error);
+  if (r->create != CUBOID_SUCCESS) {
+    r->error = error;
+    return nullptr;
+  }
+  r->call = cuboid_dgemm(ctx, 'N', 'N', kEdge, kEdge, kEdge, 1.0, r->a.data(), kEdge, r->b.data(),
+                         kEdge, 0.0, r->c.data(), kEdge);
+  r->error = cuboid_last_error(ctx);
+  cuboid_destroy(ctx);
+  return nullptr;
+}
+
+TEST(CApi, FirstCallOnAPthreadMeasuresSpeeds) {
+  Context main_thread;  // Kokkos starts on this thread
+  PthreadCall r;
+  pthread_t t;
+  ASSERT_EQ(pthread_create(&t, nullptr, first_call_measuring, &r), 0);
+  ASSERT_EQ(pthread_join(t, nullptr), 0);
+  ASSERT_EQ(r.create, CUBOID_SUCCESS) << r.error;
+  ASSERT_EQ(r.call, CUBOID_SUCCESS) << r.error;
+  int wrong = 0;
+  for (int j = 0; j < kEdge; ++j)
+    for (int i = 0; i < kEdge; ++i) {
+      double want = 0;
+      for (int l = 0; l < kEdge; ++l)
+        want += r.a[std::size_t(i + l * kEdge)] * r.b[std::size_t(l + j * kEdge)];
+      wrong += r.c[std::size_t(i + j * kEdge)] != want;
+    }
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(CApi, ANewContextStartsWithoutAMessage) {

@@ -452,6 +452,88 @@ TEST(Context, TwoContextsFromTwoThreads) {
   }
 }
 
+// Two processors whose speeds the first call measures (no cache to find them in).
+cuboid::ContextOptions two_processors_measured() {
+  cuboid::ContextOptions o = two_processors();
+  o.speeds.clear();
+  o.speed_cache = "";
+  return o;
+}
+
+// Runs `calls` products on `ctx` and returns the largest error seen (infinity when an element
+// outside a sub-matrix changed).
+double products_error(cuboid::Context& ctx, int calls, unsigned seed) {
+  double worst = 0;
+  for (int r = 0; r < calls; ++r) {
+    Problem p(140 + 10 * r, 120, 110, 2, seed + unsigned(r));
+    const auto C0 = p.C;
+    ctx.gemm(Op::none, Op::none, p.m, p.n, p.k, 1.0, p.A.data(), p.lda, p.B.data(), p.ldb, 0.5,
+             p.C.data(), p.ldc);
+    bool kept = false;
+    worst = std::max(worst, error_of(p, C0, p.C, 1.0, 0.5, kept));
+    if (!kept) worst = std::numeric_limits<double>::infinity();
+  }
+  return worst;
+}
+
+// A context made on another thread than the one that initialised Kokkos measures its speeds on
+// its first call there: Kokkos 3's OpenMP back end refuses kernels and initialised views on any
+// other thread, so none may run on the caller's.
+TEST(Context, FirstCallOffTheMainThreadMeasuresSpeeds) {
+  const cuboid::Context main_thread(two_processors());  // Kokkos starts on this thread
+  std::string error;
+  double worst = 1;
+  std::vector<double> speeds;
+  std::thread t([&] {
+    try {
+      cuboid::Context ctx(two_processors_measured());
+      worst = products_error(ctx, 2, 70);
+      speeds = ctx.speeds(cuboid::ScalarType::float64);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  t.join();
+  ASSERT_EQ(error, "");
+  EXPECT_LT(worst, 1e-12 * 110);
+  ASSERT_EQ(speeds.size(), 2u);
+  for (double s : speeds) EXPECT_GT(s, 0);
+}
+
+// Two contexts measured at the same time, each from a thread of its own.
+TEST(Context, TwoContextsMeasuredConcurrently) {
+  const cuboid::Context main_thread(two_processors());
+  std::vector<std::string> errors(2);
+  std::vector<double> worst(2, 1.0);
+  auto work = [&](int t) {
+    try {
+      cuboid::Context ctx(two_processors_measured());
+      worst[std::size_t(t)] = products_error(ctx, 2, 80 + unsigned(t) * 10);
+    } catch (const std::exception& e) {
+      errors[std::size_t(t)] = e.what();
+    }
+  };
+  std::thread a(work, 0), b(work, 1);
+  a.join();
+  b.join();
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_EQ(errors[std::size_t(t)], "") << "context " << t;
+    EXPECT_LT(worst[std::size_t(t)], 1e-12 * 110) << "context " << t;
+  }
+}
+
+// A call that fails (here on its leading dimension, before anything is measured) leaves the
+// context as it was: the next call measures and multiplies.
+TEST(Context, AFailedCallLeavesTheContextUsable) {
+  cuboid::Context ctx(two_processors_measured());
+  Problem p(100, 90, 80, 0, 5);
+  EXPECT_THROW(ctx.gemm(Op::none, Op::none, p.m, p.n, p.k, 1.0, p.A.data(), p.m - 1, p.B.data(),
+                        p.ldb, 0.0, p.C.data(), p.ldc),
+               cuboid::KeyedError);
+  EXPECT_LT(products_error(ctx, 2, 90), 1e-12 * 110);
+  EXPECT_EQ(ctx.speeds(cuboid::ScalarType::float64).size(), 2u);
+}
+
 TEST(CInterface, ComplexCallsAsCblasPassesThem) {
   cuboid_options o;
   cuboid_options_init(&o);
