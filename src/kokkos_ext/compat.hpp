@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kokkos_ext/features.hpp"
+#include "kokkos_ext/own_gemm.hpp"
 
 namespace cuboid::kokkos_ext {
 
@@ -87,6 +88,7 @@ void gemm(const ExecSpace& space, Ops ops, typename CView::const_value_type alph
   }
 #endif
   const char ta[2] = {ops.a, '\0'}, tb[2] = {ops.b, '\0'};
+  const OwnGemm own;  // a BLAS drop-in passes the call Kokkos Kernels makes straight on
 #if CUBOID_HAVE_GEMM_WITH_SPACE
   if constexpr (std::is_same_v<ExecSpace, typename CView::execution_space> ||
                 CUBOID_HAVE_GEMM_TPL_TRAIT_WITH_SPACE) {

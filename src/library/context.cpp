@@ -51,8 +51,11 @@ void require_kokkos() {
         "context on the main thread, or initialise Kokkos there first");
 #endif
   kokkos_ext::initialize();
+  // A child forked after this has no thread pool to finalise (it holds its parent's memory
+  // but not its threads): only the process that initialised Kokkos finalises it.
+  static const pid_t initialised_in = ::getpid();
   std::atexit([] {
-    if (Kokkos::is_initialized()) Kokkos::finalize();
+    if (::getpid() == initialised_in && Kokkos::is_initialized()) Kokkos::finalize();
   });
 }
 

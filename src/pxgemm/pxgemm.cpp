@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "deck/deck.hpp"
+#include "deck/context_options.hpp"
 #include "mpi/attribute.hpp"
 #include "mpi/communicator.hpp"
 #include "pxgemm/blacs.hpp"
@@ -185,7 +185,6 @@ struct Runtime {
   std::unique_ptr<Context> context;
   std::string report_path;
   bool check = false, fallback = false;
-  std::vector<std::string> processors;
   std::size_t rank_speeds = 0;  // CUBOID_DECK's mpi.rank_speeds: how many, and where
   std::string rank_speeds_at;
 };
@@ -199,20 +198,11 @@ std::unique_ptr<Runtime>& runtime_slot() {
   return r;
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string x; std::getline(in, x, ',');)
-    if (!x.empty()) out.push_back(x);
-  return out;
-}
-
 Runtime& runtime() {
   std::lock_guard<std::mutex> lock(runtime_mutex());
   auto& slot = runtime_slot();
   if (slot) return *slot;
   auto r = std::make_unique<Runtime>();
-  if (const char* p = std::getenv("CUBOID_PROCESSORS")) r->processors = split(p);
   if (const char* p = std::getenv("CUBOID_PXGEMM_REPORT")) r->report_path = p;
   if (const char* p = std::getenv("CUBOID_PXGEMM_CHECK")) r->check = std::string(p) == "1";
   if (const char* p = std::getenv("CUBOID_PXGEMM_FALLBACK")) {
@@ -222,30 +212,23 @@ Runtime& runtime() {
       throw KeyedError("CUBOID_PXGEMM_FALLBACK",
                        "CUBOID_PXGEMM_FALLBACK=" + std::string(p) + ": expected scalapack or none");
   }
-  ContextOptions o;
   RankOptions ranks;
   // A deck's [platform] and [partition] set the context as they set `cuboid run`'s processors,
   // and its [mpi] the rank partition as under mpirun: rank speed factors, the model's bandwidth,
   // the per-rank memory limit, and partition.algorithm where the deck names one. The layout keys
   // (mpi.layout, grid, block) are the descriptors' to give, and the problem and run sections
-  // describe a run, not a call: those are not used. CUBOID_PROCESSORS wins over the deck.
-  if (const char* p = std::getenv("CUBOID_DECK")) {
-    const deck::Deck d = deck::load_deck(p);
-    const deck::ProductSettings s = deck::product_settings(d);
-    o.processors = s.processors;
-    o.speeds = s.speeds;
-    if (!s.use_speed_cache) o.speed_cache = "";
-    o.memory_budget_mib = s.memory_budget_mib;
-    o.algorithm = s.algorithm;
-    o.discretization = s.discretization;
+  // describe a run, not a call: those are not used.
+  const deck::EnvironmentOptions env = deck::options_from_environment();
+  const ContextOptions& o = env.context;
+  if (env.settings) {
+    const deck::ProductSettings& s = *env.settings;
     ranks.algorithm = s.rank_algorithm;
     ranks.speeds = s.rank_speeds;
     ranks.bandwidth_gbs = s.bandwidth_gbs;
     ranks.memory_limit_mib = s.memory_limit_mib;
     r->rank_speeds = s.rank_speeds.size();
-    if (r->rank_speeds) r->rank_speeds_at = d.at("mpi.rank_speeds");
+    if (r->rank_speeds) r->rank_speeds_at = env.deck->at("mpi.rank_speeds");
   }
-  if (!r->processors.empty()) o.processors = r->processors;
   r->context = std::make_unique<Context>(o);
   set_rank_options(*r->context, ranks);
   // Torn down before MPI finalises, with what it holds of MPI.

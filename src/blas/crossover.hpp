@@ -1,0 +1,41 @@
+#pragma once
+// Where the BLAS drop-in starts to gain: the smallest cube on a ladder of sizes at which the
+// process-wide context runs a GEMM at most 5 % slower than the next BLAS, timed on this machine
+// once and kept in the speed cache (per routine, processors and host threads).
+#include <cuboid/cuboid.hpp>
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace cuboid::blas {
+
+using blas_int = int;  // LP64, as Debian's BLAS and numpy call it
+
+// The Fortran GEMM, with the two hidden lengths of its character arguments.
+template <class T>
+using FortranGemm = void (*)(const char*, const char*, const blas_int*, const blas_int*,
+                             const blas_int*, const T*, const T*, const blas_int*, const T*,
+                             const blas_int*, const T*, T*, const blas_int*, std::size_t,
+                             std::size_t);
+
+template <class T>
+constexpr bool is_complex_v = !std::is_floating_point_v<T>;
+
+template <class T>
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return (is_complex_v<T> ? 8.0 : 2.0) * double(m) * double(n) * double(k);
+}
+
+// The ladder's sizes, largest first; below its smallest a call is never worth taking.
+inline constexpr std::int64_t kLadder[] = {1024, 512, 256, 128};
+template <class T>
+const double kLadderFloorFlops = gemm_flops<T>(128, 128, 128);
+
+// The crossover in flops for routine `letter` (s, d, c, z): from the cache, or measured against
+// `next` (and then cached). Above the ladder's top when cuboid is slower even there.
+template <class T>
+double crossover(Context& context, FortranGemm<T> next);
+
+}  // namespace cuboid::blas
