@@ -16,14 +16,6 @@
 namespace cuboid::blas {
 namespace {
 
-template <class T>
-char letter() {
-  if constexpr (std::is_same_v<T, float>) return 's';
-  if constexpr (std::is_same_v<T, double>) return 'd';
-  if constexpr (std::is_same_v<T, std::complex<float>>) return 'c';
-  return 'z';
-}
-
 std::string cache_key(Context& context, char routine) {
   std::string key = std::string("blas crossover|") + routine + "gemm|";
   for (const auto& p : context.processor_names()) key += p + ",";

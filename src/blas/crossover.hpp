@@ -23,6 +23,15 @@ using FortranGemm = void (*)(const char*, const char*, const blas_int*, const bl
 template <class T>
 constexpr bool is_complex_v = !std::is_floating_point_v<T>;
 
+// The routine's first letter: s, d, c or z.
+template <class T>
+constexpr char letter() {
+  if constexpr (std::is_same_v<T, float>) return 's';
+  if constexpr (std::is_same_v<T, double>) return 'd';
+  if constexpr (std::is_same_v<T, std::complex<float>>) return 'c';
+  return 'z';
+}
+
 template <class T>
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
   return (is_complex_v<T> ? 8.0 : 2.0) * double(m) * double(n) * double(k);

@@ -129,14 +129,6 @@ Context* context_or_null() {
   return s.context.get();
 }
 
-template <class T>
-constexpr char letter() {
-  if constexpr (std::is_same_v<T, float>) return 's';
-  if constexpr (std::is_same_v<T, double>) return 'd';
-  if constexpr (std::is_same_v<T, std::complex<float>>) return 'c';
-  return 'z';
-}
-
 // The next BLAS's entry `name`, looked up once.
 template <class F>
 F next_symbol(const char* name) {
