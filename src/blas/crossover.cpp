@@ -65,19 +65,19 @@ double measure(Context& context, FortranGemm<T> next) {
 }  // namespace
 
 template <class T>
-double crossover(Context& context, FortranGemm<T> next) {
+Crossover crossover(Context& context, FortranGemm<T> next) {
   platform::SpeedCache cache(platform::default_speed_cache_path());
   const std::string key = cache_key(context, letter<T>());
-  if (const auto v = cache.find(key); v && *v >= 0) return *v;
+  if (const auto v = cache.find(key); v && *v >= 0) return {*v, false};
   const double at = measure<T>(context, next);
   cache.store(key, at);
   cache.save();
-  return at;
+  return {at, true};
 }
 
-template double crossover<float>(Context&, FortranGemm<float>);
-template double crossover<double>(Context&, FortranGemm<double>);
-template double crossover<std::complex<float>>(Context&, FortranGemm<std::complex<float>>);
-template double crossover<std::complex<double>>(Context&, FortranGemm<std::complex<double>>);
+template Crossover crossover<float>(Context&, FortranGemm<float>);
+template Crossover crossover<double>(Context&, FortranGemm<double>);
+template Crossover crossover<std::complex<float>>(Context&, FortranGemm<std::complex<float>>);
+template Crossover crossover<std::complex<double>>(Context&, FortranGemm<std::complex<double>>);
 
 }  // namespace cuboid::blas

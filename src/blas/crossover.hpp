@@ -42,9 +42,13 @@ inline constexpr std::int64_t kLadder[] = {1024, 512, 256, 128};
 template <class T>
 const double kLadderFloorFlops = gemm_flops<T>(128, 128, 128);
 
-// The crossover in flops for routine `letter` (s, d, c, z): from the cache, or measured against
-// `next` (and then cached). Above the ladder's top when cuboid is slower even there.
+// The crossover in flops for the routine of T: from the cache, or measured against `next` (and
+// then cached). Above the ladder's top when cuboid is slower even there.
+struct Crossover {
+  double flops = 0;
+  bool measured = false;  // now, rather than found in the cache
+};
 template <class T>
-double crossover(Context& context, FortranGemm<T> next);
+Crossover crossover(Context& context, FortranGemm<T> next);
 
 }  // namespace cuboid::blas

@@ -63,7 +63,7 @@ struct State {
   pid_t pid = ::getpid();
 };
 
-void finish();
+void write_summary();
 
 State& state() {
   // Never destroyed by a static destructor: a forked child has none of the context's threads to
@@ -81,7 +81,7 @@ State& state() {
         st->min_flops_env = v;
     }
     pthread_atfork(nullptr, nullptr, [] { state().forked = true; });
-    std::atexit(finish);
+    std::atexit(write_summary);
     return st;
   }();
   return *s;
@@ -94,16 +94,22 @@ void append_report(const nlohmann::json& j) {
   std::ofstream(s.report_path, std::ios::app) << j.dump() << "\n";
 }
 
-// At exit, in the process that loaded the library: the report's summary, then the context.
-void finish() {
+// At exit, in the process that loaded the library: the report's summary.
+void write_summary() {
+  State& s = state();
+  if (::getpid() != s.pid || s.report_path.empty()) return;
+  nlohmann::json passed = nlohmann::json::object();
+  for (int p = 0; p < int(Pass::count); ++p)
+    if (s.passed[p] > 0) passed[name_of(Pass(p))] = s.passed[p].load();
+  append_report({{"summary", {{"taken", s.taken.load()}, {"passed_on", passed}}}});
+}
+
+// At exit, in the process that made it: the context, before Kokkos is finalised (the exit
+// handler that finalises it was registered when the context initialised Kokkos, before this
+// one, so it runs after it).
+void release_context() {
   State& s = state();
   if (::getpid() != s.pid) return;
-  if (!s.report_path.empty()) {
-    nlohmann::json passed = nlohmann::json::object();
-    for (int p = 0; p < int(Pass::count); ++p)
-      if (s.passed[p] > 0) passed[name_of(Pass(p))] = s.passed[p].load();
-    append_report({{"summary", {{"taken", s.taken.load()}, {"passed_on", passed}}}});
-  }
   std::lock_guard<std::mutex> lock(s.busy);
   s.context.reset();
 }
@@ -121,24 +127,28 @@ Context* context_or_null() {
     auto env = deck::options_from_environment();
     if (env.context.processors.empty()) env.context.processors = {"host"};
     s.context = std::make_unique<Context>(env.context);
+    std::atexit(release_context);
   } catch (const std::exception& e) {
-    s.unavailable = e.what();
-    std::cerr << "cuboid: the BLAS drop-in passes every GEMM on to the BLAS: " << e.what() << "\n";
+    // The library names its option; the user set an environment variable.
+    const char* listed = std::getenv("CUBOID_PROCESSORS");
+    const auto* keyed = dynamic_cast<const KeyedError*>(&e);
+    s.unavailable = keyed && keyed->key == "processors" && listed && *listed
+                        ? std::string("CUBOID_PROCESSORS=") + listed + ": " + e.what()
+                        : std::string(e.what());
+    std::cerr << "cuboid: the BLAS drop-in passes every GEMM on to the BLAS: " << s.unavailable
+              << "\n";
     return nullptr;
   }
   return s.context.get();
 }
 
-// The next BLAS's entry `name`, looked up once.
+// The next BLAS's entry `name`, or null. libcuboid_blas.so needs a BLAS itself (through Kokkos
+// Kernels), so one follows it in every search order the loader makes; should none provide
+// `name`, every call is taken by cuboid whatever its size (see gemm()).
 template <class F>
 F next_symbol(const char* name) {
-  // libcuboid_blas.so needs a BLAS itself (through Kokkos Kernels), so one always follows it;
-  // without one a BLAS call could not be answered at all.
   void* f = dlsym(RTLD_NEXT, name);
-  if (!f) {
-    std::cerr << "cuboid: no BLAS after libcuboid_blas.so provides " << name << "\n";
-    std::abort();
-  }
+  if (!f) std::cerr << "cuboid: no BLAS after libcuboid_blas.so provides " << name << "\n";
   return reinterpret_cast<F>(f);
 }
 
@@ -187,47 +197,83 @@ bool decide(char ta, char tb, blas_int m, blas_int n, blas_int k, blas_int lda, 
   return true;
 }
 
-// C <- alpha op(A) op(B) + beta C, column-major, by cuboid or by the next BLAS (`next`).
+// C's m x n elements (leading dimension ldc), copied out or back.
+template <class T>
+void copy_columns(const T* from, blas_int ld_from, T* to, blas_int ld_to, blas_int m, blas_int n) {
+  for (blas_int j = 0; j < n; ++j)
+    std::memcpy(to + std::size_t(j) * ld_to, from + std::size_t(j) * ld_from, sizeof(T) * m);
+}
+
+// C <- alpha op(A) op(B) + beta C, column-major, by cuboid or by the next BLAS (`next`, which
+// `has_next` says exists).
 template <class T, class Next>
 void gemm(char ta, char tb, blas_int m, blas_int n, blas_int k, T alpha, const T* A, blas_int lda,
-          const T* B, blas_int ldb, T beta, T* C, blas_int ldc, const char* routine,
+          const T* B, blas_int ldb, T beta, T* C, blas_int ldc, const char* routine, bool has_next,
           const Next& next) {
   State& s = state();
   ta = char(std::toupper(static_cast<unsigned char>(ta)));
   tb = char(std::toupper(static_cast<unsigned char>(tb)));
   Pass why = Pass::small;
-  if (!decide<T>(ta, tb, m, n, k, lda, ldb, ldc, why)) {
-    ++s.passed[int(why)];
-    return next();
-  }
-  std::unique_lock<std::mutex> lock(s.busy, std::try_to_lock);
-  if (!lock.owns_lock()) {
-    ++s.passed[int(Pass::busy)];
-    return next();
+  std::unique_lock<std::mutex> lock(s.busy, std::defer_lock);
+  if (has_next) {
+    if (!decide<T>(ta, tb, m, n, k, lda, ldb, ldc, why)) {
+      ++s.passed[int(why)];
+      return next();
+    }
+    if (!lock.try_lock()) {
+      ++s.passed[int(Pass::busy)];
+      return next();
+    }
+  } else if (kokkos_ext::OwnGemm::active()) {
+    std::cerr << "cuboid: " << routine << " not computed: no BLAS for cuboid's own GEMM\n";
+    return;
+  } else {
+    lock.lock();
   }
   Context* ctx = context_or_null();
   if (!ctx) {
     ++s.passed[int(Pass::unavailable)];
-    return next();
+    if (has_next) return next();
+    std::cerr << "cuboid: " << routine << " not computed: no context and no BLAS to pass it to\n";
+    return;
   }
-  if (s.min_flops_env < 0) {
+  if (has_next && s.min_flops_env < 0) {
     auto known = s.min_flops.find(letter<T>());
-    if (known == s.min_flops.end())
-      known = s.min_flops.emplace(letter<T>(), crossover<T>(*ctx, next_gemm<T>())).first;
+    if (known == s.min_flops.end()) {
+      const Crossover c = crossover<T>(*ctx, next_gemm<T>());
+      append_report({{"crossover", std::string(1, letter<T>()) + "gemm"},
+                     {"flops", c.flops},
+                     {"measured", c.measured}});
+      known = s.min_flops.emplace(letter<T>(), c.flops).first;
+    }
     if (gemm_flops<T>(m, n, k) < known->second) {
       ++s.passed[int(Pass::small)];
       return next();
     }
   }
+  // With beta != 0 a failure midway would leave C neither old nor new: C is kept, so that the
+  // BLAS can compute the call from it. Its cost (m n elements copied) is below 1 % of a product
+  // above the crossover, where k >= 128.
+  std::vector<T> kept;
+  if (has_next && beta != T(0)) {
+    try {
+      kept.resize(std::size_t(m) * std::size_t(n));
+    } catch (const std::bad_alloc&) {
+      ++s.passed[int(Pass::unavailable)];
+      return next();
+    }
+    copy_columns(C, ldc, kept.data(), m, m, n);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   try {
     ctx->gemm(op_of(ta), op_of(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   } catch (const std::exception& e) {
-    // Refused before C was touched (arguments, memory): the BLAS computes it. A failure while
-    // computing would leave C part-written; the library checks what it can before it starts.
-    std::cerr << "cuboid: " << routine << " passed on to the BLAS: " << e.what() << "\n";
+    std::cerr << "cuboid: " << routine << (has_next ? " passed on to the BLAS: " : " failed: ")
+              << e.what() << "\n";
     ++s.passed[int(Pass::unavailable)];
-    return next();
+    if (!kept.empty()) copy_columns(kept.data(), m, C, ldc, m, n);
+    if (has_next) next();
+    return;
   }
   ++s.taken;
   if (!s.report_path.empty()) {
@@ -257,11 +303,10 @@ using cuboid::blas::blas_int;
                        const blas_int* k, const T* alpha, const T* A, const blas_int* lda,        \
                        const T* B, const blas_int* ldb, const T* beta, T* C, const blas_int* ldc, \
                        std::size_t la, std::size_t lb) {                                          \
-    cuboid::blas::gemm<T>(*ta, *tb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc, #name,  \
-                          [&] {                                                                   \
-                            cuboid::blas::next_gemm<T>()(ta, tb, m, n, k, alpha, A, lda, B, ldb,  \
-                                                         beta, C, ldc, la, lb);                   \
-                          });                                                                     \
+    const auto next = cuboid::blas::next_gemm<T>();                                               \
+    cuboid::blas::gemm<T>(                                                                        \
+        *ta, *tb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc, #name, next != nullptr,   \
+        [&] { next(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, la, lb); });             \
   }
 CUBOID_BLAS_FORTRAN(float, sgemm_)
 CUBOID_BLAS_FORTRAN(double, dgemm_)
@@ -285,13 +330,13 @@ char op_letter(int t) {
 template <class T, class Next>
 void cblas_gemm(int layout, int ta, int tb, blas_int m, blas_int n, blas_int k, T alpha, const T* A,
                 blas_int lda, const T* B, blas_int ldb, T beta, T* C, blas_int ldc,
-                const char* routine, const Next& next) {
+                const char* routine, bool has_next, const Next& next) {
   const char a = layout == kRowMajor || layout == kColMajor ? op_letter(ta) : '?';
   const char b = op_letter(tb);
   if (layout == kRowMajor)
-    gemm<T>(b, a, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc, routine, next);
+    gemm<T>(b, a, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc, routine, has_next, next);
   else
-    gemm<T>(a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, routine, next);
+    gemm<T>(a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, routine, has_next, next);
 }
 
 template <class T>
@@ -309,7 +354,7 @@ using CblasComplex = void (*)(int, int, int, blas_int, blas_int, blas_int, const
                        blas_int ldc) {                                                          \
     static const auto next = cuboid::blas::next_symbol<cuboid::blas::CblasReal<T>>(#name);      \
     cuboid::blas::cblas_gemm<T>(                                                                \
-        layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, #name,                    \
+        layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, #name, next != nullptr,   \
         [&] { next(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });           \
   }
 CUBOID_BLAS_CBLAS_REAL(float, cblas_sgemm)
@@ -325,7 +370,8 @@ CUBOID_BLAS_CBLAS_REAL(double, cblas_dgemm)
     cuboid::blas::cblas_gemm<T>(                                                               \
         layout, ta, tb, m, n, k, *static_cast<const T*>(alpha), static_cast<const T*>(A), lda, \
         static_cast<const T*>(B), ldb, *static_cast<const T*>(beta), static_cast<T*>(C), ldc,  \
-        #name, [&] { next(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });   \
+        #name, next != nullptr,                                                                \
+        [&] { next(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });          \
   }
 CUBOID_BLAS_CBLAS_COMPLEX(std::complex<float>, cblas_cgemm)
 CUBOID_BLAS_CBLAS_COMPLEX(std::complex<double>, cblas_zgemm)

@@ -119,25 +119,33 @@ static void run_s(int m, int n, int k) {
   free(a), free(b), free(c), free(A), free(B), free(C0), free(C);
 }
 
-int main(void) {
-  run_d("dgemm_", 300, 280, 260, 'N', 'N');
-  run_d("dgemm_", 250, 270, 290, 'T', 'N');
-  run_d("dgemm_", 16, 16, 16, 'N', 'N'); /* below any threshold: passed on */
-  run_d("cblas_dgemm", 260, 240, 280, 'N', 'T');
-  run_z("zgemm_", 200, 180, 160, 'C', 'N');
-  run_z("cblas_zgemm", 180, 200, 170, 'N', 'T');
-  run_s(256, 256, 256);
+/* cuboid-blas-caller [REPEAT]: each product REPEAT times (default 1); cuboid runs the first call of
+   a shape as one GEMM and a later one through its partition. */
+int main(int argc, char** argv) {
+  const int repeat = argc > 1 ? atoi(argv[1]) : 1;
+  for (int r = 0; r < repeat; ++r) {
+    run_d("dgemm_", 300, 280, 260, 'N', 'N');
+    run_d("dgemm_", 250, 270, 290, 'T', 'N');
+    run_d("dgemm_", 16, 16, 16, 'N', 'N'); /* below any threshold: passed on */
+    run_d("cblas_dgemm", 260, 240, 280, 'N', 'T');
+    run_z("zgemm_", 200, 180, 160, 'C', 'N');
+    run_z("cblas_zgemm", 180, 200, 170, 'N', 'T');
+    run_s(256, 256, 256);
+  }
   /* From inside an OpenMP region: passed on, each thread's product its own. */
 #pragma omp parallel num_threads(2)
   {
 #pragma omp critical
     run_d("dgemm_", 200, 200, 200, 'N', 'N');
   }
-  /* A forked child: its call is passed on, and it exits without waiting for threads it lacks. */
+  /* A forked child: its call is passed on, and it exits without waiting for threads it lacks.
+     The product is below the size at which OpenBLAS starts threads: GNU OpenMP's threads do not
+     survive a fork, and a threaded BLAS call in the child of a process that ran an OpenMP region
+     waits forever, whoever computes it. */
   fflush(stdout);
   const pid_t child = fork();
   if (child == 0) {
-    run_d("dgemm_", 220, 210, 230, 'N', 'N');
+    run_d("dgemm_", 40, 36, 32, 'N', 'N');
     fflush(stdout);
     _exit(failures ? 1 : 0);
   }
