@@ -1,8 +1,8 @@
-// ScaLAPACK's pdgemm on cuboid's problem: the same A, B and C0 (generated element by element
-// from the seed, exec/matrices.hpp), the same 2D block-cyclic layout (dist/layout.hpp: the
-// near-square row-major grid, blocks mb = nb, sources 0), timed like cuboid (warm-up, then
-// repetitions, each between two barriers, so its time is the slowest rank's; the median is
-// reported) and checked. One line of JSON on standard output says what happened.
+// ScaLAPACK's pdgemm (or, with --type z, pzgemm) on cuboid's problem: the same A, B and C0
+// (generated element by element from the seed, exec/matrices.hpp), the same 2D block-cyclic layout
+// (dist/layout.hpp: the near-square row-major grid, blocks mb = nb, sources 0), timed like cuboid
+// (warm-up, then repetitions, each between two barriers, so its time is the slowest rank's; the
+// median is reported) and checked. One line of JSON on standard output says what happened.
 //
 //   mpirun -np 4 build/bin/cuboid-pdgemm --m 4096 --n 4096 --k 4096 --block 256 [--panel 256]
 //
@@ -30,6 +30,7 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +43,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "exec/matrices.hpp"
@@ -70,7 +72,56 @@ void pdgemv_(const char* trans, const int* m, const int* n, const double* alpha,
              const int* iy, const int* jy, const int* descy, const int* incy);
 double pdlange_(const char* norm, const int* m, const int* n, const double* a, const int* ia,
                 const int* ja, const int* desca, double* work, std::size_t norm_len);
+using zcomplex = std::complex<double>;
+void pzgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+             const zcomplex* alpha, const zcomplex* a, const int* ia, const int* ja,
+             const int* desca, const zcomplex* b, const int* ib, const int* jb, const int* descb,
+             const zcomplex* beta, zcomplex* c, const int* ic, const int* jc, const int* descc);
+void pzgemv_(const char* trans, const int* m, const int* n, const zcomplex* alpha,
+             const zcomplex* a, const int* ia, const int* ja, const int* desca, const zcomplex* x,
+             const int* ix, const int* jx, const int* descx, const int* incx, const zcomplex* beta,
+             zcomplex* y, const int* iy, const int* jy, const int* descy, const int* incy);
+double pzlange_(const char* norm, const int* m, const int* n, const zcomplex* a, const int* ia,
+                const int* ja, const int* desca, double* work, std::size_t norm_len);
 }
+
+namespace {
+
+// pdgemm_/pzgemm_, pdgemv_/pzgemv_ and pdlange_/pzlange_ by the scalar type.
+void pgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k,
+           const double* alpha, const double* a, const int* ia, const int* ja, const int* desca,
+           const double* b, const int* ib, const int* jb, const int* descb, const double* beta,
+           double* c, const int* ic, const int* jc, const int* descc) {
+  pdgemm_(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc, descc);
+}
+void pgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k,
+           const zcomplex* alpha, const zcomplex* a, const int* ia, const int* ja, const int* desca,
+           const zcomplex* b, const int* ib, const int* jb, const int* descb, const zcomplex* beta,
+           zcomplex* c, const int* ic, const int* jc, const int* descc) {
+  pzgemm_(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc, descc);
+}
+template <class T>
+void pgemv(const char* trans, const int* m, const int* n, const T* alpha, const T* a,
+           const int* desca, const T* x, const int* descx, const T* beta, T* y, const int* descy) {
+  const int one = 1;
+  if constexpr (std::is_same_v<T, double>)
+    pdgemv_(trans, m, n, alpha, a, &one, &one, desca, x, &one, &one, descx, &one, beta, y, &one,
+            &one, descy, &one);
+  else
+    pzgemv_(trans, m, n, alpha, a, &one, &one, desca, x, &one, &one, descx, &one, beta, y, &one,
+            &one, descy, &one);
+}
+template <class T>
+double plange(const char* norm, const int* m, const int* n, const T* a, const int* desca,
+              double* work) {
+  const int one = 1;
+  if constexpr (std::is_same_v<T, double>)
+    return pdlange_(norm, m, n, a, &one, &one, desca, work, 1);
+  else
+    return pzlange_(norm, m, n, a, &one, &one, desca, work, 1);
+}
+
+}  // namespace
 
 namespace {
 
@@ -118,6 +169,7 @@ struct Options {
   // "both" (each repetition runs the two, in alternating order).
   std::string engine = "pdgemm";
   std::string processors = "host";  // the cuboid context's processors, comma-separated
+  char type = 'd';                  // d: pdgemm_ on doubles, z: pzgemm_ on complex doubles
 };
 
 struct BadInput : std::runtime_error {
@@ -139,16 +191,18 @@ layout::ProcessGrid grid_for(const Options& o, int P) {
 }
 
 // A distributed matrix: local array, descriptor, and the layout that places its elements.
+template <class T>
 struct Local {
   layout::BlockCyclic layout;
   int rows = 0, cols = 0, lld = 1;
   int desc[9] = {};
-  std::vector<double> data;
+  std::vector<T> data;
 };
 
-Local make_local(int m, int n, int mb, int nb, const layout::ProcessGrid& g, int ctxt, int rank,
-                 const char* name) {
-  Local L;
+template <class T>
+Local<T> make_local(int m, int n, int mb, int nb, const layout::ProcessGrid& g, int ctxt, int rank,
+                    const char* name) {
+  Local<T> L;
   L.layout = layout::BlockCyclic(m, n, mb, nb, g);
   L.rows = int(L.layout.local_rows(rank));
   L.cols = int(L.layout.local_cols(rank));
@@ -163,33 +217,36 @@ Local make_local(int m, int n, int mb, int nb, const layout::ProcessGrid& g, int
   if (info != 0)
     throw BadInput(std::string(name) + ": DESCINIT rejected the descriptor (info " +
                    std::to_string(info) + ")");
-  L.data.assign(std::size_t(L.lld) * std::size_t(std::max(1, L.cols)), 0.0);
+  L.data.assign(std::size_t(L.lld) * std::size_t(std::max(1, L.cols)), T(0));
   return L;
 }
 
-void fill(Local& L, std::uint64_t seed, exec::MatrixId id, int rank) {
+template <class T>
+void fill(Local<T>& L, std::uint64_t seed, exec::MatrixId id, int rank) {
   const auto& g = L.layout.grid();
   const int prow = g.row_of(rank), pcol = g.col_of(rank);
   for (int lj = 0; lj < L.cols; ++lj) {
     const std::int64_t gj = L.layout.global_col(lj, pcol);
     for (int li = 0; li < L.rows; ++li)
       L.data[std::size_t(lj) * std::size_t(L.lld) + std::size_t(li)] =
-          exec::element_value(seed, id, L.layout.global_row(li, prow), gj);
+          exec::element<T>(seed, id, L.layout.global_row(li, prow), gj);
   }
 }
 
 // The infinity norm of op(L) for the stored m x n matrix L: its one norm when op transposes.
-double norm_inf(const Local& L, int m, int n, char op = 'N') {
-  const int one = 1;
+template <class T>
+double norm_inf(const Local<T>& L, int m, int n, char op = 'N') {
   std::vector<double> work(std::size_t(L.rows) + std::size_t(L.cols) + 64);
-  return pdlange_(op == 'N' ? "I" : "1", &m, &n, L.data.data(), &one, &one, L.desc, work.data(), 1);
+  return plange(op == 'N' ? "I" : "1", &m, &n, L.data.data(), L.desc, work.data());
 }
 
 // The local largest |value| of a distributed vector, agreed over all ranks.
-double max_abs(const std::vector<double>& v) {
+template <class T>
+double max_abs(const std::vector<T>& v) {
   double m = 0, out = 0;
-  for (double x : v)
-    m = std::isnan(x) ? std::numeric_limits<double>::infinity() : std::max(m, std::abs(x));
+  for (const T& x : v)
+    m = std::isnan(std::abs(x)) ? std::numeric_limits<double>::infinity()
+                                : std::max(m, std::abs(x));
   MPI_Allreduce(&m, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return out;
 }
@@ -199,39 +256,43 @@ struct Check {
   double error = 0, bound = 0;
 };
 
-Check validate(const Options& o, const Local& A, const Local& B, const Local& C0, const Local& C,
-               const layout::ProcessGrid& g, int ctxt, int rank) {
-  const int one = 1, m = o.m, n = o.n, k = o.k, nb = o.block;
-  const double zero = 0, unit = 1;
+template <class T>
+Check validate(const Options& o, const Local<T>& A, const Local<T>& B, const Local<T>& C0,
+               const Local<T>& C, const layout::ProcessGrid& g, int ctxt, int rank) {
+  const int m = o.m, n = o.n, k = o.k, nb = o.block;
+  const T zero(0), unit(1), alpha(o.alpha), beta(o.beta);
   // x (n), t = B·x (k), y1 = C·x (m), u = C0·x then alpha·A·t + beta·u (m): column vectors
   // block-cyclic over the process rows, held by process column 0.
-  Local x = make_local(n, 1, nb, 1, g, ctxt, rank, "x");
-  Local t = make_local(k, 1, nb, 1, g, ctxt, rank, "t");
-  Local y1 = make_local(m, 1, nb, 1, g, ctxt, rank, "y1");
-  Local u = make_local(m, 1, nb, 1, g, ctxt, rank, "u");
+  Local<T> x = make_local<T>(n, 1, nb, 1, g, ctxt, rank, "x");
+  Local<T> t = make_local<T>(k, 1, nb, 1, g, ctxt, rank, "t");
+  Local<T> y1 = make_local<T>(m, 1, nb, 1, g, ctxt, rank, "y1");
+  Local<T> u = make_local<T>(m, 1, nb, 1, g, ctxt, rank, "u");
   fill(x, o.seed, static_cast<exec::MatrixId>(4), rank);
   // op(B) x and op(A) t on the stored matrices (pdgemv transposes as pdgemm does).
   const bool ta = o.trans_a != 'N', tb = o.trans_b != 'N';
   const int am = ta ? k : m, an = ta ? m : k, bm = tb ? n : k, bn = tb ? k : n;
-  const char opa[2] = {ta ? 'T' : 'N', 0}, opb[2] = {tb ? 'T' : 'N', 0};
-  pdgemv_(opb, &bm, &bn, &unit, B.data.data(), &one, &one, B.desc, x.data.data(), &one, &one,
-          x.desc, &one, &zero, t.data.data(), &one, &one, t.desc, &one);
-  pdgemv_("N", &m, &n, &unit, C.data.data(), &one, &one, C.desc, x.data.data(), &one, &one, x.desc,
-          &one, &zero, y1.data.data(), &one, &one, y1.desc, &one);
-  pdgemv_("N", &m, &n, &unit, C0.data.data(), &one, &one, C0.desc, x.data.data(), &one, &one,
-          x.desc, &one, &zero, u.data.data(), &one, &one, u.desc, &one);
-  pdgemv_(opa, &am, &an, &o.alpha, A.data.data(), &one, &one, A.desc, t.data.data(), &one, &one,
-          t.desc, &one, &o.beta, u.data.data(), &one, &one, u.desc, &one);
-  std::vector<double> diff;
+  // The op letters as given: 'C' conjugates the complex operands, as in the product.
+  const char opa[2] = {o.trans_a, 0}, opb[2] = {o.trans_b, 0};
+  pgemv(opb, &bm, &bn, &unit, B.data.data(), B.desc, x.data.data(), x.desc, &zero, t.data.data(),
+        t.desc);
+  pgemv("N", &m, &n, &unit, C.data.data(), C.desc, x.data.data(), x.desc, &zero, y1.data.data(),
+        y1.desc);
+  pgemv("N", &m, &n, &unit, C0.data.data(), C0.desc, x.data.data(), x.desc, &zero, u.data.data(),
+        u.desc);
+  pgemv(opa, &am, &an, &alpha, A.data.data(), A.desc, t.data.data(), t.desc, &beta, u.data.data(),
+        u.desc);
+  std::vector<T> diff;
   if (g.col_of(rank) == 0)
     for (int i = 0; i < y1.rows; ++i)
       diff.push_back(y1.data[std::size_t(i)] - u.data[std::size_t(i)]);
   Check c;
   c.error = max_abs(diff);
-  const double x_norm = max_abs(g.col_of(rank) == 0 ? x.data : std::vector<double>{});
+  const double x_norm = max_abs(g.col_of(rank) == 0 ? x.data : std::vector<T>{});
   const double a = norm_inf(A, am, an, o.trans_a), b = norm_inf(B, bm, bn, o.trans_b),
                c0 = norm_inf(C0, m, n), cn = norm_inf(C, m, n);
-  const double ulp = std::ldexp(1.0, -53);
+  // A complex multiply-add rounds each part of a product of sums: the real bound's u becomes
+  // sqrt(2) 2u (Higham, Accuracy and Stability of Numerical Algorithms, lemma 3.5), 4u here.
+  const double ulp = std::ldexp(1.0, -53) * (std::is_same_v<T, double> ? 1.0 : 4.0);
   c.bound =
       1.01 * ulp *
       ((2.0 * k + n + 4) * (std::abs(o.alpha) * a * b + std::abs(o.beta) * c0) + double(n) * cn) *
@@ -257,8 +318,11 @@ std::string blas_library() {
   return name;
 }
 
+template <class T>
 int run(const Options& o, int rank, int P) {
   const bool root = rank == 0;
+  const bool complex = !std::is_same_v<T, double>;
+  const char* routine = complex ? "pzgemm" : "pdgemm";
   if (o.m < 1 || o.n < 1 || o.k < 1) throw BadInput("--m, --n and --k must be at least 1");
   if (o.block < 1) throw BadInput("--block must be at least 1");
   if (o.repetitions < 1 || o.warmup < 0)
@@ -282,24 +346,25 @@ int run(const Options& o, int rank, int P) {
     throw std::logic_error("BLACS placed this rank at (" + std::to_string(myrow) + "," +
                            std::to_string(mycol) + ") of " + std::to_string(nprow) + "x" +
                            std::to_string(npcol) + ", not where cuboid's layout puts it");
-  char prec = 'D';
+  char prec = complex ? 'Z' : 'D';
   int ctxt_copy = ctxt;
   const int default_panel = library_pilaenv()(&ctxt_copy, &prec);
   g_panel = o.panel;
 
   // Allocation can fail on one rank only: agree before anyone enters pdgemm.
-  Local A, B, C0, C;
+  Local<T> A, B, C0, C;
   int failed = 0, any = 0;
   std::string why;
   try {
     const bool ta = o.trans_a != 'N', tb = o.trans_b != 'N';
-    A = make_local(ta ? o.k : o.m, ta ? o.m : o.k, o.block, o.block, g, ctxt, rank, "A");
-    B = make_local(tb ? o.n : o.k, tb ? o.k : o.n, o.block, o.block, g, ctxt, rank, "B");
-    C0 = make_local(o.m, o.n, o.block, o.block, g, ctxt, rank, "C0");
-    C = make_local(o.m, o.n, o.block, o.block, g, ctxt, rank, "C");
+    A = make_local<T>(ta ? o.k : o.m, ta ? o.m : o.k, o.block, o.block, g, ctxt, rank, "A");
+    B = make_local<T>(tb ? o.n : o.k, tb ? o.k : o.n, o.block, o.block, g, ctxt, rank, "B");
+    C0 = make_local<T>(o.m, o.n, o.block, o.block, g, ctxt, rank, "C0");
+    C = make_local<T>(o.m, o.n, o.block, o.block, g, ctxt, rank, "C");
   } catch (const std::bad_alloc&) {
-    const double mib =
-        8.0 * (double(o.m) * o.k + double(o.k) * o.n + 2.0 * double(o.m) * o.n) / P / (1 << 20);
+    const double mib = double(sizeof(T)) *
+                       (double(o.m) * o.k + double(o.k) * o.n + 2.0 * double(o.m) * o.n) / P /
+                       (1 << 20);
     failed = 1, why = "not enough memory for the local matrices (about " +
                       std::to_string(int(mib)) + " MiB per rank)";
   } catch (const std::exception& e) {
@@ -318,7 +383,7 @@ int run(const Options& o, int rank, int P) {
   const bool run_pdgemm = o.engine != "cuboid", run_cuboid = o.engine != "pdgemm";
 #if CUBOID_PDGEMM_WITH_LIBRARY
   std::unique_ptr<cuboid::Context> context;
-  Local Cc;
+  Local<T> Cc;
   if (run_cuboid) {
     cuboid::ContextOptions co;
     std::stringstream list(o.processors);
@@ -333,13 +398,14 @@ int run(const Options& o, int rank, int P) {
   long calls = 0;
   double cuboid_received = 0, cuboid_speed = 0;
   std::string cuboid_partition;
+  const T alpha(o.alpha), beta(o.beta);
   auto one_pdgemm = [&] {
     C.data = C0.data;
     MPI_Barrier(MPI_COMM_WORLD);
     const long before = g_pilaenv_calls.load();
     const double t0 = MPI_Wtime();
-    pdgemm_(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &o.alpha, A.data.data(), &one, &one, A.desc,
-            B.data.data(), &one, &one, B.desc, &o.beta, C.data.data(), &one, &one, C.desc);
+    pgemm(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &one, &one, A.desc,
+          B.data.data(), &one, &one, B.desc, &beta, C.data.data(), &one, &one, C.desc);
     // The barrier waits for the slowest rank, so rank 0's clock gives the slowest rank's time
     // without a reduction: nothing but pdgemm moves bytes in a repetition (a barrier moves none),
     // which keeps the byte counts per product exact.
@@ -353,8 +419,8 @@ int run(const Options& o, int rank, int P) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     cuboid::gemm(*context, MPI_COMM_WORLD, cuboid::BlockCyclicLayout{g.rows, g.cols, o.block},
-                 cuboid::Op(o.trans_a), cuboid::Op(o.trans_b), o.m, o.n, o.k, o.alpha,
-                 A.data.data(), A.lld, B.data.data(), B.lld, o.beta, Cc.data.data(), Cc.lld);
+                 cuboid::Op(o.trans_a), cuboid::Op(o.trans_b), o.m, o.n, o.k, alpha, A.data.data(),
+                 A.lld, B.data.data(), B.lld, beta, Cc.data.data(), Cc.lld);
     MPI_Barrier(MPI_COMM_WORLD);
     slowest_cuboid.push_back(MPI_Wtime() - t0);
     cuboid_received = context->last_call().received_bytes;
@@ -377,14 +443,14 @@ int run(const Options& o, int rank, int P) {
   const std::vector<double>& main_times = run_pdgemm ? slowest : slowest_cuboid;
   const std::vector<double> timed(main_times.begin() + o.warmup, main_times.end());
   const double med = median(timed);
-  const double flops = 2.0 * double(o.m) * double(o.n) * double(o.k);
+  const double flops = (complex ? 8.0 : 2.0) * double(o.m) * double(o.n) * double(o.k);
 
-  if (o.perturb != 0 && rank == 0 && !C.data.empty()) C.data[0] += o.perturb;
+  if (o.perturb != 0 && rank == 0 && !C.data.empty()) C.data[0] += T(o.perturb);
   Check check, check_cuboid;
   if (o.validate && run_pdgemm) check = validate(o, A, B, C0, C, g, ctxt, rank);
 #if CUBOID_PDGEMM_WITH_LIBRARY
   if (o.validate && run_cuboid) {
-    if (o.perturb != 0 && rank == 0 && !Cc.data.empty()) Cc.data[0] += o.perturb;
+    if (o.perturb != 0 && rank == 0 && !Cc.data.empty()) Cc.data[0] += T(o.perturb);
     check_cuboid = validate(o, A, B, C0, Cc, g, ctxt, rank);
     if (!run_pdgemm) check = check_cuboid;
   }
@@ -397,7 +463,7 @@ int run(const Options& o, int rank, int P) {
 
   if (root) {
     nlohmann::json j = {
-        {"program", "pdgemm"},
+        {"program", routine},
         {"m", o.m},
         {"n", o.n},
         {"k", o.k},
@@ -457,18 +523,18 @@ int run(const Options& o, int rank, int P) {
     // One write: std::cerr is unbuffered, and mpirun would otherwise interleave the JSON line
     // of stdout between the pieces of this one (a test looks for "validation FAILED").
     std::ostringstream summary;
-    summary << "cuboid-pdgemm: " << o.m << "x" << o.n << "x" << o.k << " op(A)=" << o.trans_a
-            << " op(B)=" << o.trans_b << " block " << o.block << " on a " << g.rows << "x" << g.cols
-            << " grid, panel " << (o.panel > 0 ? o.panel : default_panel) << " (library default "
-            << default_panel << "): median " << med << " s, " << flops / med / 1e9
-            << " GFLOP/s; validation "
+    summary << "cuboid-pdgemm: " << routine << " " << o.m << "x" << o.n << "x" << o.k
+            << " op(A)=" << o.trans_a << " op(B)=" << o.trans_b << " block " << o.block << " on a "
+            << g.rows << "x" << g.cols << " grid, panel " << (o.panel > 0 ? o.panel : default_panel)
+            << " (library default " << default_panel << "): median " << med << " s, "
+            << flops / med / 1e9 << " GFLOP/s; validation "
             << (o.validate ? (check.passed ? "passed" : "FAILED") : "not performed") << " ("
             << check.error << " <= " << check.bound << ")\n";
     if (run_cuboid && run_pdgemm) {
       const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
       summary << "cuboid-pdgemm: cuboid::gemm on " << o.processors << " (" << cuboid_partition
               << "): median " << median(ct) << " s, " << flops / median(ct) / 1e9 << " GFLOP/s, "
-              << median(ct) / med << "x pdgemm's time; validation "
+              << median(ct) / med << "x " << routine << "'s time; validation "
               << (o.validate ? (check_cuboid.passed ? "passed" : "FAILED") : "not performed")
               << "\n";
     }
@@ -487,7 +553,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
 
   Options o;
-  CLI::App app{"ScaLAPACK pdgemm on cuboid's problem and block-cyclic layout", "cuboid-pdgemm"};
+  CLI::App app{"ScaLAPACK pdgemm (or pzgemm) on cuboid's problem and block-cyclic layout",
+               "cuboid-pdgemm"};
   app.add_option("--m", o.m, "rows of op(A) and C")->capture_default_str();
   app.add_option("--n", o.n, "columns of op(B) and C")->capture_default_str();
   app.add_option("--k", o.k, "columns of op(A), rows of op(B)")->capture_default_str();
@@ -520,13 +587,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--processors", o.processors, "the cuboid context's processors (--engine)")
       ->capture_default_str();
+  std::string type = "d";
+  app.add_option("--type", type, "d: pdgemm on doubles, z: pzgemm on complex doubles")
+      ->check(CLI::IsMember({"d", "z"}))
+      ->capture_default_str();
 
   int status = 0;
   try {
     app.parse(argc, argv);
     o.trans_a = char(std::toupper(static_cast<unsigned char>(trans_a[0])));
     o.trans_b = char(std::toupper(static_cast<unsigned char>(trans_b[0])));
-    status = run(o, rank, P);
+    o.type = type[0];
+    status = o.type == 'z' ? run<std::complex<double>>(o, rank, P) : run<double>(o, rank, P);
   } catch (const CLI::ParseError& e) {
     if (rank == 0)
       status = app.exit(e);
