@@ -1,8 +1,5 @@
 #include "blas/crossover.hpp"
 
-#include <algorithm>
-#include <array>
-#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -11,7 +8,7 @@
 #include <omp.h>
 #endif
 
-#include "platform/calibration.hpp"
+#include "platform/crossover.hpp"
 
 namespace cuboid::blas {
 namespace {
@@ -27,51 +24,36 @@ std::string cache_key(Context& context, char routine) {
   return key;
 }
 
-// The median of three timed calls of `f`, after one that warms caches (and, on the context's
-// first call, measures its speeds).
-template <class F>
-double median_seconds(const F& f) {
-  std::array<double, 3> t{};
-  f();
-  for (double& s : t) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  std::sort(t.begin(), t.end());
-  return t[1];
-}
-
 template <class T>
 double measure(Context& context, FortranGemm<T> next) {
-  const blas_int top = blas_int(kLadder[0]);
+  const blas_int top = blas_int(platform::kCrossoverLadder[0]);
   std::vector<T> A(std::size_t(top) * top, T(0.5)), B(A.size(), T(0.25)), C(A.size(), T(0));
   const T one(1), zero(0);
-  double at = gemm_flops<T>(2 * top, 2 * top, 2 * top);  // cuboid slower everywhere
-  for (const std::int64_t size : kLadder) {
-    const blas_int n = blas_int(size);
-    const double ours = median_seconds([&] {
-      context.gemm(Op::none, Op::none, n, n, n, one, A.data(), n, B.data(), n, zero, C.data(), n);
-    });
-    const double theirs = median_seconds([&] {
-      next("N", "N", &n, &n, &n, &one, A.data(), &n, B.data(), &n, &zero, C.data(), &n, 1, 1);
-    });
-    if (ours > 1.05 * theirs) break;
-    at = gemm_flops<T>(n, n, n);
-  }
-  return at;
+  const std::int64_t at = platform::ladder_crossover(
+      [&](std::int64_t size) {
+        const blas_int n = blas_int(size);
+        return platform::median_of_three([&] {
+          context.gemm(Op::none, Op::none, n, n, n, one, A.data(), n, B.data(), n, zero, C.data(),
+                       n);
+        });
+      },
+      [&](std::int64_t size) {
+        const blas_int n = blas_int(size);
+        return platform::median_of_three([&] {
+          next("N", "N", &n, &n, &n, &one, A.data(), &n, B.data(), &n, &zero, C.data(), &n, 1, 1);
+        });
+      });
+  return gemm_flops<T>(at, at, at);
 }
 
 }  // namespace
 
 template <class T>
 Crossover crossover(Context& context, FortranGemm<T> next) {
-  platform::SpeedCache cache(platform::default_speed_cache_path());
   const std::string key = cache_key(context, letter<T>());
-  if (const auto v = cache.find(key); v && *v >= 0) return {*v, false};
+  if (const auto v = platform::cached_crossover(key)) return {*v, false};
   const double at = measure<T>(context, next);
-  cache.store(key, at);
-  cache.save();
+  platform::store_crossover(key, at);
   return {at, true};
 }
 

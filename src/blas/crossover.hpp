@@ -4,6 +4,8 @@
 // once and kept in the speed cache (per routine, processors and host threads).
 #include <cuboid/cuboid.hpp>
 
+#include "platform/crossover.hpp"
+
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -37,10 +39,11 @@ double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
   return (is_complex_v<T> ? 8.0 : 2.0) * double(m) * double(n) * double(k);
 }
 
-// The ladder's sizes, largest first; below its smallest a call is never worth taking.
-inline constexpr std::int64_t kLadder[] = {1024, 512, 256, 128};
+// Below the crossover ladder's smallest size a call is never worth taking.
 template <class T>
-const double kLadderFloorFlops = gemm_flops<T>(128, 128, 128);
+const double kLadderFloorFlops = gemm_flops<T>(platform::kCrossoverLadder[3],
+                                               platform::kCrossoverLadder[3],
+                                               platform::kCrossoverLadder[3]);
 
 // The crossover in flops for the routine of T: from the cache, or measured against `next` (and
 // then cached). Above the ladder's top when cuboid is slower even there.

@@ -3,6 +3,8 @@
 // cuboid_p?gemm) with PBLAS's arguments, checks them as PBLAS does, and computes the product with
 // the library's distributed entry over the BLACS grid's processes: in place when the operands are
 // already in the layout it computes in, else moved into it (transposed where asked) and C back.
+// Calls below a crossover (measured on the grid, or CUBOID_PXGEMM_MIN_FLOPS) go to the
+// application's ScaLAPACK routine instead, and the report says so.
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <cuboid/mpi.hpp>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -29,6 +32,7 @@
 #include "mpi/attribute.hpp"
 #include "mpi/communicator.hpp"
 #include "pxgemm/blacs.hpp"
+#include "pxgemm/crossover.hpp"
 #include "pxgemm/redistribute.hpp"
 
 namespace cuboid::pxgemm {
@@ -185,7 +189,9 @@ struct Runtime {
   std::unique_ptr<Context> context;
   std::string report_path;
   bool check = false, fallback = false;
-  std::size_t rank_speeds = 0;  // CUBOID_DECK's mpi.rank_speeds: how many, and where
+  double min_flops = -1;  // CUBOID_PXGEMM_MIN_FLOPS; -1: the crossover measured per grid
+  std::map<std::string, double> crossovers;  // per routine, grid and block, once known
+  std::size_t rank_speeds = 0;               // CUBOID_DECK's mpi.rank_speeds: how many, and where
   std::string rank_speeds_at;
 };
 
@@ -211,6 +217,13 @@ Runtime& runtime() {
     else if (*p && std::string(p) != "none")
       throw KeyedError("CUBOID_PXGEMM_FALLBACK",
                        "CUBOID_PXGEMM_FALLBACK=" + std::string(p) + ": expected scalapack or none");
+  }
+  if (const char* p = std::getenv("CUBOID_PXGEMM_MIN_FLOPS"); p && *p) {
+    char* end = nullptr;
+    r->min_flops = std::strtod(p, &end);
+    if (end == p || *end || !(r->min_flops >= 0))
+      throw KeyedError("CUBOID_PXGEMM_MIN_FLOPS", "CUBOID_PXGEMM_MIN_FLOPS=" + std::string(p) +
+                                                      ": expected a number of flops >= 0");
   }
   RankOptions ranks;
   // A deck's [platform] and [partition] set the context as they set `cuboid run`'s processors,
@@ -334,10 +347,14 @@ void multiply(Context& context, MPI_Comm comm, const BlockCyclicLayout& layout, 
 }
 
 template <class Scalar>
-using Fn = void (*)(const char*, const char*, const int*, const int*, const int*, const Scalar*,
-                    const Scalar*, const int*, const int*, const int*, const Scalar*, const int*,
-                    const int*, const int*, const Scalar*, Scalar*, const int*, const int*,
-                    const int*);
+using Fn = ScalapackGemm<Scalar>;
+
+// The application's own p?gemm_, after cuboid's in the search order; null without one.
+template <class Scalar>
+Fn<Scalar> next_scalapack() {
+  static const Fn<Scalar> f = reinterpret_cast<Fn<Scalar>>(dlsym(RTLD_NEXT, Traits<Scalar>::lower));
+  return f;
+}
 
 // One call's arguments as PBLAS gives them, and read once: the ops, the internal descriptors and
 // the sub-matrices' 0-based first rows and columns.
@@ -401,8 +418,7 @@ int pblas_info(const Call<Scalar>& x, const GridInfo& g) {
 // said so in the report.
 template <class Scalar>
 void hand_on(const Runtime& rt, const Call<Scalar>& x, const std::string& why) {
-  static const Fn<Scalar> scalapack =
-      reinterpret_cast<Fn<Scalar>>(dlsym(RTLD_NEXT, Traits<Scalar>::lower));
+  const Fn<Scalar> scalapack = next_scalapack<Scalar>();
   if (!rt.fallback || !scalapack) {
     give_up(x,
             why + "; set CUBOID_PXGEMM_FALLBACK=scalapack to hand such calls to ScaLAPACK" +
@@ -535,6 +551,57 @@ void report_call(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const 
                                {"fallback", nullptr}});
 }
 
+// A call below the crossover (CUBOID_PXGEMM_MIN_FLOPS, or the one measured on this grid and
+// block) computed by the application's ScaLAPACK, and said so in the report. Every process of the
+// grid decides alike: the sizes are the call's, the crossover agreed over the grid.
+template <class Scalar>
+bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g) {
+  const Fn<Scalar> scalapack = next_scalapack<Scalar>();
+  if (!scalapack) return false;
+  const double cube = double(x.m) * double(x.n) * double(x.k);
+  const double flops = (is_complex<Scalar> ? 8.0 : 2.0) * cube;
+  const double floor = (is_complex<Scalar> ? 8.0 : 2.0) * std::pow(128.0, 3);
+  const double top = (is_complex<Scalar> ? 8.0 : 2.0) * std::pow(2.0 * 1024.0, 3);
+  double at = rt.min_flops;
+  if (at < 0) {
+    if (flops >= top) return false;  // above every crossover the ladder can find
+    const std::string key = std::string(Traits<Scalar>::lower) + "|" + std::to_string(g.rows) +
+                            "x" + std::to_string(g.cols) + "|" + std::to_string(x.Cd[MB_]);
+    auto known = rt.crossovers.find(key);
+    if (flops >= floor && known == rt.crossovers.end()) {
+      const GridCall grid{comm, x.Ad[CTXT_], g.rows, g.cols, g.myrow, g.mycol, x.Cd[MB_]};
+      const GridCrossover c =
+          grid_crossover<Scalar>(*rt.context, grid, scalapack, Traits<Scalar>::lower);
+      known = rt.crossovers.emplace(key, c.flops).first;
+      if (!rt.report_path.empty() && mpi::Communicator(comm).rank() == 0)
+        append_line(rt.report_path, {{"crossover", Traits<Scalar>::lower},
+                                     {"grid", {g.rows, g.cols}},
+                                     {"block", x.Cd[MB_]},
+                                     {"flops", c.flops},
+                                     {"measured", c.measured}});
+    }
+    at = known == rt.crossovers.end() ? floor : known->second;
+  }
+  if (flops >= at) return false;
+  const auto t0 = std::chrono::steady_clock::now();
+  scalapack(x.transa, x.transb, x.M, x.N, x.K, x.alpha, x.a, x.IA, x.JA, x.desca, x.b, x.IB, x.JB,
+            x.descb, x.beta, x.c, x.IC, x.JC, x.descc);
+  if (!rt.report_path.empty() && mpi::Communicator(comm).rank() == 0)
+    append_line(
+        rt.report_path,
+        {{"routine", Traits<Scalar>::lower},
+         {"m", x.m},
+         {"n", x.n},
+         {"k", x.k},
+         {"grid", {g.rows, g.cols}},
+         {"path", "passed on"},
+         {"passed_on", "small"},
+         {"min_flops", at},
+         {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+         {"fallback", nullptr}});
+  return true;
+}
+
 template <class Scalar>
 void pxgemm(const Call<Scalar>& x) {
   const int ctxt = x.Ad[CTXT_];
@@ -562,6 +629,12 @@ void pxgemm(const Call<Scalar>& x) {
     return;
   }
   const Grid grid{g.rows, g.cols, g.myrow * g.cols + g.mycol, comm};
+  try {
+    if (passed_on_as_small(*rt, x, comm, g)) return;
+  } catch (const std::exception& e) {
+    give_up(x, e.what(), 1);
+    return;
+  }
   std::string path, partition;
   double moved = 0, received = 0;
   try {
