@@ -47,6 +47,12 @@ struct CallReport {
   int ranks = 1;
   std::string rank_partition;
   double received_bytes = 0;
+  // How this rank drove MPI while it computed (a distributed call; 0 otherwise): the calls that
+  // progressed MPI while its processors ran, and the pieces computed on the calling thread, which
+  // drive none while they run. With one thread per rank, a rank that never polls while computing
+  // holds up the transfers others wait for.
+  double mpi_polls_while_computing = 0;
+  int pieces_on_calling_thread = 0;
 };
 
 struct ContextInternals;

@@ -409,6 +409,8 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   report.seconds = multiply_on(product, L, alpha, A, lda, B, ldb, beta, C, ldc);
   report.rank_partition = product.partition().name;
   report.received_bytes = product.received_bytes();
+  report.mpi_polls_while_computing = product.progress().polls_while_computing;
+  report.pieces_on_calling_thread = product.progress().pieces_inline;
   report.speeds = procs.local->speeds();
 }
 

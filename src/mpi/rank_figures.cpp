@@ -29,6 +29,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankMemory, local_blocks_bytes, projections_b
                                    predicted_peak_bytes, allocated_peak_bytes,
                                    validation_peak_bytes, device_peak_bytes, baseline_bytes)
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankProgress, polls_while_computing, pieces_on_workers,
+                                   pieces_inline)
+
 void to_json(nlohmann::json& j, const RankFigures& f) {
   j = {{"rank", f.rank},
        {"host", f.host},
@@ -42,6 +45,7 @@ void to_json(nlohmann::json& j, const RankFigures& f) {
        {"phases", f.phases},
        {"bytes", f.bytes},
        {"memory", f.memory},
+       {"progress", f.progress},
        {"processors", f.processors}};
   if (!f.environment.is_null()) j["environment"] = f.environment;
 }
@@ -54,6 +58,7 @@ void from_json(const nlohmann::json& j, RankFigures& f) {
   j.at("engines_created").get_to(f.engines_created);
   j.at("phases").get_to(f.phases), j.at("bytes").get_to(f.bytes);
   j.at("memory").get_to(f.memory);
+  j.at("progress").get_to(f.progress);
   j.at("processors").get_to(f.processors);
   f.environment = j.contains("environment") ? j["environment"] : nlohmann::json();
 }

@@ -42,6 +42,15 @@ struct RankMemory {               // bytes
   double baseline_bytes = 0;
 };
 
+// How this rank drove MPI while it computed, in the median repetition: the calls that progressed
+// MPI while its processors ran a piece (the calling thread polls while the engine's workers
+// compute), and the pieces run as one GEMM on the calling thread, which drive none while they
+// run. Ranks that poll while computing do not wait for each other's transfers in lock-step.
+struct RankProgress {
+  double polls_while_computing = 0;
+  int pieces_on_workers = 0, pieces_inline = 0;
+};
+
 struct RankFigures {
   int rank = 0;
   std::string host;
@@ -53,6 +62,7 @@ struct RankFigures {
   RankPhases phases;
   RankBytes bytes;
   RankMemory memory;
+  RankProgress progress;
   std::vector<pipeline::ProcessorFigures> processors;
   nlohmann::json environment;  // the process's placement (report::ProcessEnvironment as JSON)
 };

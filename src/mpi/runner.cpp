@@ -128,10 +128,12 @@ class RankRun {
       throw RankFailure(std::string("during the distributed product: ") + e.what());
     }
     received_ = rep.traffic.recv_mpi;
+    progress_ = rep.progress;
     return rep.global_s;
   }
   const RankPartition& partition() const { return out_.partition; }
   double received() const { return received_; }
+  RankProgress progress() const { return progress_; }
 
   DistOutcome run() {
     // What the process holds before the first matrix; metered peaks count from here.
@@ -163,6 +165,7 @@ class RankRun {
     double global_s = 0;
     Phases phases;
     TrafficCounters traffic;
+    RankProgress progress;
     std::vector<exec::WorkerStats> workers;
   };
 
@@ -473,12 +476,16 @@ class RankRun {
           trace::complete(local_.processors()[0].name + " gemm", "gemm", traced_from,
                           trace::Clock::now(), "\"piece\": " + std::to_string(p));
         ex_->progress();
+        ++rep.progress.pieces_inline;
         rep.phases.compute += sw.seconds();
         continue;
       }
       trace::Span traced_piece(kRankTrack, "piece", "\"piece\": " + std::to_string(p));
-      auto result = local_.multiply(plans_[p], Ap, Bp, Cp, alpha, piece_beta,
-                                    [&] { return ex_->progress(); });
+      ++rep.progress.pieces_on_workers;
+      auto result = local_.multiply(plans_[p], Ap, Bp, Cp, alpha, piece_beta, [&] {
+        ++rep.progress.polls_while_computing;
+        return ex_->progress();
+      });
       rep.phases.compute += sw.seconds();
       for (std::size_t q = 0; q < result.workers.size(); ++q)
         pipeline::add_product(rep.workers[q], result.workers[q]);
@@ -592,6 +599,7 @@ class RankRun {
           f.memory.device_peak_bytes[space] = double(x.peak);
       f.memory.baseline_bytes = baseline_bytes_;
     }
+    f.progress = med.progress;
     f.processors = pipeline::processor_figures(local_, procs_.speeds, plans_, med.workers);
     f.environment = s_.rank_info;
     return f;
@@ -624,6 +632,7 @@ class RankRun {
   pipeline::LocalMultiply<Scalar>& local_;
   Locate locate_;
   double received_ = 0;
+  RankProgress progress_;
   int me_ = 0, P_ = 1;
   DistOutcome out_;
   double factor_ = 1, my_speed_ = 0, partition_s_ = 0, limit_ = 0, baseline_bytes_ = 0;
@@ -681,6 +690,11 @@ const RankPartition& DistributedProduct<Scalar>::partition() const {
 template <class Scalar>
 double DistributedProduct<Scalar>::received_bytes() const {
   return impl_->run.received();
+}
+
+template <class Scalar>
+RankProgress DistributedProduct<Scalar>::progress() const {
+  return impl_->run.progress();
 }
 
 void set_rank_partition(DistSettings& s, const std::string& algorithm,

@@ -132,6 +132,7 @@ class DistributedProduct {
   double multiply(const CallerMatrices<Scalar>& m, Scalar alpha, Scalar beta);
   const RankPartition& partition() const;
   double received_bytes() const;  // this rank's in the last multiply, as MPI delivered them
+  RankProgress progress() const;  // how this rank drove MPI in the last multiply
 
  private:
   struct Impl;

@@ -542,3 +542,20 @@ TEST(Distributed, EveryOpPairThroughBothEntries) {
           << op_a << op_b;
     }
 }
+
+// One thread per rank and one host processor: a rank that ran its pieces' GEMMs on the calling
+// thread drove no MPI while computing, and the ranks waited for each other's transfers in
+// lock-step. Pieces above the inline size go to the engine's workers while the calling thread
+// polls MPI: every rank must have polled while its processors computed, whatever the timings.
+TEST(Distributed, EveryRankDrivesMpiWhileItComputes) {
+  cuboid::Context context(host_only());
+  const Case c{384, 352, 416, 64, 0, 0, 0, 1.0, 0.0};
+  EXPECT_LT(run_case<double>(context, MPI_COMM_WORLD, c, 1e-16), 8.0);
+  const cuboid::CallReport& r = context.last_call();
+  double least = r.mpi_polls_while_computing;
+  MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  EXPECT_GT(r.mpi_polls_while_computing, 0.0)
+      << "rank " << rank_of(MPI_COMM_WORLD) << ": " << r.pieces_on_calling_thread
+      << " piece(s) on the calling thread, no MPI progress while computing";
+  EXPECT_GT(least, 0.0) << "some rank never progressed MPI while it computed";
+}
