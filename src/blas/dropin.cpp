@@ -180,7 +180,7 @@ template <class T>
 bool decide(char ta, char tb, blas_int m, blas_int n, blas_int k, blas_int lda, blas_int ldb,
             blas_int ldc, Pass& why) {
   State& s = state();
-  if (kokkos_ext::OwnGemm::active()) return why = Pass::own, false;
+  if (kokkos_ext::in_own_gemm()) return why = Pass::own, false;
   if (s.forked) return why = Pass::forked, false;
 #if defined(_OPENMP)
   if (omp_in_parallel()) return why = Pass::openmp, false;
@@ -224,7 +224,7 @@ void gemm(char ta, char tb, blas_int m, blas_int n, blas_int k, T alpha, const T
       ++s.passed[int(Pass::busy)];
       return next();
     }
-  } else if (kokkos_ext::OwnGemm::active()) {
+  } else if (kokkos_ext::in_own_gemm()) {
     std::cerr << "cuboid: " << routine << " not computed: no BLAS for cuboid's own GEMM\n";
     return;
   } else {

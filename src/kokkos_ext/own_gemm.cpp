@@ -8,6 +8,6 @@ thread_local int depth = 0;
 
 OwnGemm::OwnGemm() { ++depth; }
 OwnGemm::~OwnGemm() { --depth; }
-bool OwnGemm::active() { return depth > 0; }
+bool in_own_gemm() { return depth > 0; }
 
 }  // namespace cuboid::kokkos_ext

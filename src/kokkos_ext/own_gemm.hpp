@@ -5,14 +5,14 @@
 
 namespace cuboid::kokkos_ext {
 
-class OwnGemm {
- public:
+// Whether the calling thread is inside one.
+bool in_own_gemm();
+
+// Held on the calling thread for the length of one (they nest).
+struct OwnGemm {
   OwnGemm();
   ~OwnGemm();
-  OwnGemm(const OwnGemm&) = delete;
-  OwnGemm& operator=(const OwnGemm&) = delete;
-  // Whether the calling thread is inside one.
-  static bool active();
+  OwnGemm(OwnGemm&&) = delete;  // and so no copies either
 };
 
 }  // namespace cuboid::kokkos_ext
