@@ -42,7 +42,7 @@ rmdir "$tmp/installed"
 prefix=$tmp/moved/prefix
 # Kokkos' files, where installed beside: its libraries and packages, and what its prefix has
 # under include/ and bin/ (include/cuboid/ is cuboid's alone).
-api='lib/libcuboid\.so(\.[0-9]+)*|lib/libcuboid_mpi\.so(\.[0-9]+)*|lib/libcuboid_pxgemm\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|kokkos\.hpp|mpi\.hpp|cuboid_mpi\.h|cuboid_c\.f90)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid(_mpi)?\.pc'
+api='lib/libcuboid\.so(\.[0-9]+)*|lib/libcuboid_mpi\.so(\.[0-9]+)*|lib/libcuboid_pxgemm\.so(\.[0-9]+)*|lib/libcuboid_blas\.so(\.[0-9]+)*|include/cuboid/(cuboid\.h|cuboid\.hpp|error\.hpp|gemm\.hpp|kokkos\.hpp|mpi\.hpp|cuboid_mpi\.h|cuboid_c\.f90)|lib/cmake/cuboid/cuboid(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|lib/pkgconfig/cuboid(_mpi)?\.pc'
 [ -z "$with_kokkos" ] ||
   api+='|lib/libkokkos[a-z]*\.so(\.[0-9]+)*|lib/cmake/(Kokkos|KokkosKernels)/[A-Za-z]+(-[a-z]+)?\.cmake|lib/pkgconfig/cuboid_kokkos\.pc'
 unexpected=$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort | grep -Ev "^($api)\$" || true)
@@ -90,6 +90,17 @@ if [ -e "$prefix/lib/libcuboid_pxgemm.so" ]; then
   deps=$(ldd "$prefix/lib/libcuboid_pxgemm.so")
   grep -q "libcuboid.so.* => $prefix/lib/" <<<"$deps" ||
     fail "the installed libcuboid_pxgemm.so does not find the installed libcuboid.so"
+fi
+# libcuboid_blas.so: the BLAS's eight GEMM entries and nothing else (the rest of the BLAS stays
+# the program's), and libcuboid.so found beside it.
+if [ -e "$prefix/lib/libcuboid_blas.so" ]; then
+  exported=$(nm -D --defined-only "$prefix/lib/libcuboid_blas.so" | awk '{print $3}' |
+    grep -Ev '^(_init|_fini|__bss_start|_edata|_end)$' | grep -v '^$' | sort | tr '\n' ' ')
+  want="cblas_cgemm cblas_dgemm cblas_sgemm cblas_zgemm cgemm_ dgemm_ sgemm_ zgemm_ "
+  [ "$exported" = "$want" ] || fail "libcuboid_blas.so exports '$exported', not '$want'"
+  deps=$(ldd "$prefix/lib/libcuboid_blas.so")
+  grep -q "libcuboid.so.* => $prefix/lib/" <<<"$deps" ||
+    fail "the installed libcuboid_blas.so does not find the installed libcuboid.so"
 fi
 # An include of anything but another public header or a standard one (<cstdint>, <stdint.h>)
 # would need a header that is not installed; Kokkos' only in kokkos.hpp, so that the others
