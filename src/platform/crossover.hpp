@@ -47,14 +47,15 @@ inline double median_of_three(const std::function<void()>& f) {
 }
 
 // A crossover (in flops) kept under `key` in the default speed cache, and storing one there.
+// Kept per build, as speeds are: another build may be faster or slower.
 inline std::optional<double> cached_crossover(const std::string& key) {
   const SpeedCache cache(default_speed_cache_path());
-  if (const auto v = cache.find(key); v && *v >= 0) return v;
+  if (const auto v = cache.find(build_fingerprint() + "|" + key); v && *v >= 0) return v;
   return std::nullopt;
 }
 inline void store_crossover(const std::string& key, double flops) {
   SpeedCache cache(default_speed_cache_path());
-  cache.store(key, flops);
+  cache.store(build_fingerprint() + "|" + key, flops);
   cache.save();
 }
 
