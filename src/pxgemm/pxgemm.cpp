@@ -552,8 +552,12 @@ void report_call(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const 
 }
 
 // A call below the crossover (CUBOID_PXGEMM_MIN_FLOPS, or the one measured on this grid and
-// block) computed by the application's ScaLAPACK, and said so in the report. Every process of the
-// grid decides alike: the sizes are the call's, the crossover agreed over the grid.
+// block) computed by the application's ScaLAPACK, and said so in the report. The measured
+// crossover is that of calls in place; a call whose operands must first be moved into the
+// entry's layout and C back costs those moves on top (an LU factorisation's trailing updates,
+// 736x736x64 on a 1x2 grid, took 7 times ScaLAPACK's time so), and goes to ScaLAPACK below
+// the ladder's top. Every process of the grid decides alike: the sizes are the call's, the
+// crossover agreed over the grid.
 template <class Scalar>
 bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g) {
   const Fn<Scalar> scalapack = next_scalapack<Scalar>();
@@ -563,7 +567,11 @@ bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const
   const double floor = (is_complex<Scalar> ? 8.0 : 2.0) * std::pow(128.0, 3);
   const double top = (is_complex<Scalar> ? 8.0 : 2.0) * std::pow(2.0 * 1024.0, 3);
   double at = rt.min_flops;
-  if (at < 0) {
+  const char* why = "small";
+  if (at < 0 && !in_entry_layout(x)) {
+    at = top;
+    why = "redistribution";
+  } else if (at < 0) {
     if (flops >= top) return false;  // above every crossover the ladder can find
     const std::string key = std::string(Traits<Scalar>::lower) + "|" + std::to_string(g.rows) +
                             "x" + std::to_string(g.cols) + "|" + std::to_string(x.Cd[MB_]);
@@ -595,7 +603,7 @@ bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const
          {"k", x.k},
          {"grid", {g.rows, g.cols}},
          {"path", "passed on"},
-         {"passed_on", "small"},
+         {"passed_on", why},
          {"min_flops", at},
          {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
          {"fallback", nullptr}});
