@@ -78,30 +78,25 @@ if [ -n "$with_kokkos" ]; then
 else
   echo "examples: CUBOID_INSTALL_KOKKOS is OFF: the prefix needs the Kokkos in $kokkos_root; the relocation checks are skipped"
 fi
-# libcuboid_pxgemm.so, where built: ScaLAPACK's four p?gemm_ and their cuboid_ twins and nothing
-# else, and libcuboid.so found beside it.
-if [ -e "$prefix/lib/libcuboid_pxgemm.so" ]; then
-  exported=$(nm -D --defined-only "$prefix/lib/libcuboid_pxgemm.so" | awk '{print $3}' |
+# A drop-in library, where built: exactly the entries `want` exported, and libcuboid.so found
+# beside it.
+#   drop_in NAME WANT
+drop_in() {
+  local lib=$prefix/lib/$1 want=$2 exported deps
+  [ -e "$lib" ] || return 0
+  exported=$(nm -D --defined-only "$lib" | awk '{print $3}' |
     grep -Ev '^(_init|_fini|__bss_start|_edata|_end)$' | grep -v '^$' | sort | tr '\n' ' ')
-  want="cuboid_pcgemm cuboid_pdgemm cuboid_psgemm cuboid_pzgemm pcgemm_ pdgemm_ psgemm_ pzgemm_ "
-  [ "$exported" = "$want" ] || fail "libcuboid_pxgemm.so exports '$exported', not '$want'"
+  [ "$exported" = "$want" ] || fail "$1 exports '$exported', not '$want'"
   # ldd's output is captured first: grep -q leaves a pipe early, and under pipefail the
   # writer's SIGPIPE would fail the check at random.
-  deps=$(ldd "$prefix/lib/libcuboid_pxgemm.so")
+  deps=$(ldd "$lib")
   grep -q "libcuboid.so.* => $prefix/lib/" <<<"$deps" ||
-    fail "the installed libcuboid_pxgemm.so does not find the installed libcuboid.so"
-fi
-# libcuboid_blas.so: the BLAS's eight GEMM entries and nothing else (the rest of the BLAS stays
-# the program's), and libcuboid.so found beside it.
-if [ -e "$prefix/lib/libcuboid_blas.so" ]; then
-  exported=$(nm -D --defined-only "$prefix/lib/libcuboid_blas.so" | awk '{print $3}' |
-    grep -Ev '^(_init|_fini|__bss_start|_edata|_end)$' | grep -v '^$' | sort | tr '\n' ' ')
-  want="cblas_cgemm cblas_dgemm cblas_sgemm cblas_zgemm cgemm_ dgemm_ sgemm_ zgemm_ "
-  [ "$exported" = "$want" ] || fail "libcuboid_blas.so exports '$exported', not '$want'"
-  deps=$(ldd "$prefix/lib/libcuboid_blas.so")
-  grep -q "libcuboid.so.* => $prefix/lib/" <<<"$deps" ||
-    fail "the installed libcuboid_blas.so does not find the installed libcuboid.so"
-fi
+    fail "the installed $1 does not find the installed libcuboid.so"
+}
+# ScaLAPACK's four p?gemm_ and their cuboid_ twins; the BLAS's eight GEMM entries (the rest of
+# the BLAS stays the program's).
+drop_in libcuboid_pxgemm.so "cuboid_pcgemm cuboid_pdgemm cuboid_psgemm cuboid_pzgemm pcgemm_ pdgemm_ psgemm_ pzgemm_ "
+drop_in libcuboid_blas.so "cblas_cgemm cblas_dgemm cblas_sgemm cblas_zgemm cgemm_ dgemm_ sgemm_ zgemm_ "
 # An include of anything but another public header or a standard one (<cstdint>, <stdint.h>)
 # would need a header that is not installed; Kokkos' only in kokkos.hpp, so that the others
 # stay usable without it.
