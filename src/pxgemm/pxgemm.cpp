@@ -570,7 +570,7 @@ bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const
   const char* why = "small";
   if (at < 0 && !in_entry_layout(x)) {
     at = top;
-    why = "redistribution";
+    if (flops >= floor) why = "redistribution";
   } else if (at < 0) {
     if (flops >= top) return false;  // above every crossover the ladder can find
     const std::string key = std::string(Traits<Scalar>::lower) + "|" + std::to_string(g.rows) +
