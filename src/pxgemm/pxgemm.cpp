@@ -186,7 +186,18 @@ constexpr bool is_complex = !std::is_same_v<Scalar, typename Traits<Scalar>::Rea
 // What the process keeps across calls: the context (processors, speeds, prepared products), the
 // settings from the environment; destroyed when MPI finalises.
 struct Runtime {
-  std::unique_ptr<Context> context;
+  // The context, made on the first call cuboid computes (or times a crossover for): a program
+  // whose calls all go to ScaLAPACK never starts Kokkos or cuboid's threads.
+  ContextOptions options;
+  RankOptions ranks;
+  std::unique_ptr<Context> made;
+  Context& context() {
+    if (!made) {
+      made = std::make_unique<Context>(options);
+      set_rank_options(*made, ranks);
+    }
+    return *made;
+  }
   std::string report_path;
   bool check = false, fallback = false;
   double min_flops = -1;  // CUBOID_PXGEMM_MIN_FLOPS; -1: the crossover measured per grid
@@ -242,8 +253,8 @@ Runtime& runtime() {
     r->rank_speeds = s.rank_speeds.size();
     if (r->rank_speeds) r->rank_speeds_at = env.deck->at("mpi.rank_speeds");
   }
-  r->context = std::make_unique<Context>(o);
-  set_rank_options(*r->context, ranks);
+  r->options = o;
+  r->ranks = ranks;
   // Torn down before MPI finalises, with what it holds of MPI.
   mpi::at_finalize([] {
     std::lock_guard<std::mutex> lock(runtime_mutex());
@@ -470,7 +481,7 @@ void scale_sub_c(const Call<Scalar>& x, const Grid& grid, const GridInfo& g) {
 // The operands moved into the entry's layout (op applied), the product there, C moved back.
 // Returns the bytes this rank moved; `received` and `partition` are the entry's.
 template <class Scalar>
-double redistributed(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const Grid& grid,
+double redistributed(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const Grid& grid,
                      const GridInfo& g, const BlockCyclicLayout& layout, double& received,
                      std::string& partition) {
   const int m = x.m, n = x.n, k = x.k;
@@ -506,7 +517,7 @@ double redistributed(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, co
         Side<Scalar>{tr, tc, Ct.data(), std::max<std::int64_t>(1, cm)}, Map::same);
   std::vector<Scalar> C0;
   if (rt.check) C0 = Ct;
-  multiply<Scalar>(*rt.context, comm, layout, Op::none, Op::none, m, n, k, al, At.data(),
+  multiply<Scalar>(rt.context(), comm, layout, Op::none, Op::none, m, n, k, al, At.data(),
                    std::max<std::int64_t>(1, am), Bt.data(), std::max<std::int64_t>(1, bk), be,
                    Ct.data(), std::max<std::int64_t>(1, cm), received, partition);
   std::string why;
@@ -521,7 +532,7 @@ double redistributed(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, co
 // The call's line in CUBOID_PXGEMM_REPORT, written by rank 0 of the grid with the largest
 // figures of all ranks.
 template <class Scalar>
-void report_call(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g,
+void report_call(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g,
                  const std::string& path, const std::string& partition, double received,
                  double moved, double seconds) {
   const mpi::Communicator grid_comm(comm);
@@ -541,7 +552,7 @@ void report_call(const Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const 
                                {"desc_b", json_desc(x.descb)},
                                {"desc_c", json_desc(x.descc)},
                                {"grid", {g.rows, g.cols}},
-                               {"processors", rt.context->processor_names()},
+                               {"processors", rt.context().processor_names()},
                                {"path", path},
                                {"rank_partition", partition},
                                {"received_bytes_max", most[0]},
@@ -579,7 +590,7 @@ bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const
     if (flops >= floor && known == rt.crossovers.end()) {
       const GridCall grid{comm, x.Ad[CTXT_], g.rows, g.cols, g.myrow, g.mycol, x.Cd[MB_]};
       const GridCrossover c =
-          grid_crossover<Scalar>(*rt.context, grid, scalapack, Traits<Scalar>::lower);
+          grid_crossover<Scalar>(rt.context(), grid, scalapack, Traits<Scalar>::lower);
       known = rt.crossovers.emplace(key, c.flops).first;
       if (!rt.report_path.empty() && mpi::Communicator(comm).rank() == 0)
         append_line(rt.report_path, {{"crossover", Traits<Scalar>::lower},
@@ -659,7 +670,7 @@ void pxgemm(const Call<Scalar>& x) {
       scale_sub_c(x, grid, g);
     } else if (in_place) {
       path = "in place";
-      multiply<Scalar>(*rt->context, comm, layout, Op(x.ta), Op(x.tb), x.m, x.n, x.k, al, x.a,
+      multiply<Scalar>(rt->context(), comm, layout, Op(x.ta), Op(x.tb), x.m, x.n, x.k, al, x.a,
                        x.Ad[LLD_], x.b, x.Bd[LLD_], be, x.c, x.Cd[LLD_], received, partition);
     } else {
       path = "redistributed";
