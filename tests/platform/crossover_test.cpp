@@ -27,19 +27,21 @@ struct Timings {
 
 TEST(Crossover, TheSmallestSizeFromWhichCuboidKeepsUp) {
   Timings t{{{1024, 1.0}, {512, 0.2}, {256, 0.03}, {128, 0.01}},
-            {{1024, 1.0}, {512, 0.2}, {256, 0.025}, {128, 0.005}}};
+            {{1024, 1.0}, {512, 0.2}, {256, 0.025}, {128, 0.005}},
+            {}};
   EXPECT_EQ(t.run(), 512);                                          // 256: 0.03 > 1.05 * 0.025
   EXPECT_EQ(t.asked, (std::vector<std::int64_t>{1024, 512, 256}));  // stops at the first loss
 }
 
 TEST(Crossover, FivePercentSlowerStillKeepsUp) {
   Timings t{{{1024, 1.05}, {512, 0.21}, {256, 0.0315}, {128, 0.00525}},
-            {{1024, 1.0}, {512, 0.2}, {256, 0.03}, {128, 0.005}}};
+            {{1024, 1.0}, {512, 0.2}, {256, 0.03}, {128, 0.005}},
+            {}};
   EXPECT_EQ(t.run(), 128);
 }
 
 TEST(Crossover, SlowerAtTheTopMeansAboveTheLadder) {
-  Timings t{{{1024, 2.0}, {512, 0.1}}, {{1024, 1.0}, {512, 0.2}}};
+  Timings t{{{1024, 2.0}, {512, 0.1}}, {{1024, 1.0}, {512, 0.2}}, {}};
   EXPECT_EQ(t.run(), 2 * kCrossoverLadder[0]);  // a gain below a loss does not count
   EXPECT_EQ(t.asked, (std::vector<std::int64_t>{1024}));
 }
