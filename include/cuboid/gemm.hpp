@@ -2,6 +2,7 @@
 // What a GEMM call asks for: C <- alpha op(A) op(B) + beta C on column-major matrices, op(A)
 // m x k, op(B) k x n, C m x n, each stored with a leading dimension. The names follow BLAS so
 // that a caller of dgemm finds its arguments here.
+#include <complex>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -41,6 +42,14 @@ constexpr ScalarType scalar_type_of<float>() {
 template <>
 constexpr ScalarType scalar_type_of<double>() {
   return ScalarType::float64;
+}
+template <>
+constexpr ScalarType scalar_type_of<std::complex<float>>() {
+  return ScalarType::complex_float32;
+}
+template <>
+constexpr ScalarType scalar_type_of<std::complex<double>>() {
+  return ScalarType::complex_float64;
 }
 
 }  // namespace cuboid

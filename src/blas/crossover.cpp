@@ -1,28 +1,12 @@
 #include "blas/crossover.hpp"
 
 #include <string>
-#include <thread>
 #include <vector>
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "platform/crossover.hpp"
 
 namespace cuboid::blas {
 namespace {
-
-std::string cache_key(Context& context, char routine) {
-  std::string key = std::string("blas crossover|") + routine + "gemm|";
-  for (const auto& p : context.processor_names()) key += p + ",";
-#if defined(_OPENMP)
-  key += "|threads=" + std::to_string(omp_get_max_threads());
-#else
-  key += "|threads=" + std::to_string(std::thread::hardware_concurrency());
-#endif
-  return key;
-}
 
 template <class T>
 double measure(Context& context, FortranGemm<T> next) {
@@ -50,7 +34,8 @@ double measure(Context& context, FortranGemm<T> next) {
 
 template <class T>
 Crossover crossover(Context& context, FortranGemm<T> next) {
-  const std::string key = cache_key(context, letter<T>());
+  const std::string key = platform::crossover_key(
+      std::string("blas crossover|") + letter<T>() + "gemm", context.processor_names());
   if (const auto v = platform::cached_crossover(key)) return {*v, false};
   const double at = measure<T>(context, next);
   platform::store_crossover(key, at);

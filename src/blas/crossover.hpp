@@ -22,9 +22,6 @@ using FortranGemm = void (*)(const char*, const char*, const blas_int*, const bl
                              const blas_int*, const T*, T*, const blas_int*, std::size_t,
                              std::size_t);
 
-template <class T>
-constexpr bool is_complex_v = !std::is_floating_point_v<T>;
-
 // The routine's first letter: s, d, c or z.
 template <class T>
 constexpr char letter() {
@@ -34,16 +31,16 @@ constexpr char letter() {
   return 'z';
 }
 
+// The library's count for T: 2mnk, 8mnk for the complex types.
 template <class T>
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
-  return (is_complex_v<T> ? 8.0 : 2.0) * double(m) * double(n) * double(k);
+  return cuboid::gemm_flops(scalar_type_of<T>(), m, n, k);
 }
 
 // Below the crossover ladder's smallest size a call is never worth taking.
 template <class T>
-const double kLadderFloorFlops = gemm_flops<T>(platform::kCrossoverLadder[3],
-                                               platform::kCrossoverLadder[3],
-                                               platform::kCrossoverLadder[3]);
+const double kLadderFloorFlops = gemm_flops<T>(platform::kCrossoverFloor, platform::kCrossoverFloor,
+                                               platform::kCrossoverFloor);
 
 // The crossover in flops for the routine of T: from the cache, or measured against `next` (and
 // then cached). Above the ladder's top when cuboid is slower even there.

@@ -252,8 +252,8 @@ void gemm(char ta, char tb, blas_int m, blas_int n, blas_int k, T alpha, const T
     }
   }
   // With beta != 0 a failure midway would leave C neither old nor new: C is kept, so that the
-  // BLAS can compute the call from it. Its cost (m n elements copied) is below 1 % of a product
-  // above the crossover, where k >= 128.
+  // BLAS can compute the call from it. That costs a copy of m n elements against the product's
+  // m n k multiply-adds: felt only where k is small.
   std::vector<T> kept;
   if (has_next && beta != T(0)) {
     try {

@@ -12,6 +12,11 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "platform/calibration.hpp"
 
@@ -19,12 +24,15 @@ namespace cuboid::platform {
 
 // The ladder's sizes, largest first; below its smallest a call is never worth taking.
 inline constexpr std::int64_t kCrossoverLadder[] = {1024, 512, 256, 128};
+inline constexpr std::int64_t kCrossoverFloor = kCrossoverLadder[3];
+// What ladder_crossover returns when cuboid is slower already at the top: above every rung.
+inline constexpr std::int64_t kCrossoverAbove = 2 * kCrossoverLadder[0];
 
 // The smallest ladder size n such that ours(n) <= 1.05 theirs(n) at n and at every larger size
 // (seconds of one call each); twice the top size when cuboid is slower already at the top.
 inline std::int64_t ladder_crossover(const std::function<double(std::int64_t)>& ours,
                                      const std::function<double(std::int64_t)>& theirs) {
-  std::int64_t at = 2 * kCrossoverLadder[0];
+  std::int64_t at = kCrossoverAbove;
   for (const std::int64_t n : kCrossoverLadder) {
     if (ours(n) > 1.05 * theirs(n)) break;
     at = n;
@@ -44,6 +52,18 @@ inline double median_of_three(const std::function<void()>& f) {
   }
   std::sort(t.begin(), t.end());
   return t[1];
+}
+
+// The cache key of a crossover: `what` (the routine and what else it depends on), the context's
+// processors and the OpenMP threads, which the times depend on.
+inline std::string crossover_key(const std::string& what,
+                                 const std::vector<std::string>& processors) {
+  std::string key = what + "|";
+  for (const auto& p : processors) key += p + ",";
+#if defined(_OPENMP)
+  key += "|threads=" + std::to_string(omp_get_max_threads());
+#endif
+  return key;
 }
 
 // A crossover (in flops) kept under `key` in the default speed cache, and storing one there.

@@ -5,25 +5,11 @@
 #include <cuboid/mpi.hpp>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "mpi/communicator.hpp"
 #include "platform/crossover.hpp"
 
 namespace cuboid::pxgemm {
 namespace {
-
-std::string cache_key(Context& context, const GridCall& g, const std::string& routine) {
-  std::string key = "pxgemm crossover|" + routine + "|grid=" + std::to_string(g.rows) + "x" +
-                    std::to_string(g.cols) + "|block=" + std::to_string(g.block) + "|";
-  for (const auto& p : context.processor_names()) key += p + ",";
-#if defined(_OPENMP)
-  key += "|threads=" + std::to_string(omp_get_max_threads());
-#endif
-  return key;
-}
 
 // Seconds of one n^3 product on the grid by `run` (median of three after a warm-up), the
 // slowest process's: every process gets the same figure and so takes the same decisions.
@@ -76,8 +62,7 @@ double measure(Context& context, const GridCall& g, ScalapackGemm<Scalar> scalap
                     &ione, &ione, s.desc, &zero, s.c.data(), &ione, &ione, s.desc);
         });
       });
-  const double cube = double(at) * double(at) * double(at);
-  return (std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double> ? 2.0 : 8.0) * cube;
+  return gemm_flops(scalar_type_of<Scalar>(), at, at, at);
 }
 
 }  // namespace
@@ -86,7 +71,10 @@ template <class Scalar>
 GridCrossover grid_crossover(Context& context, const GridCall& g, ScalapackGemm<Scalar> scalapack,
                              const std::string& routine) {
   const mpi::Communicator comm(g.comm);
-  const std::string key = cache_key(context, g, routine);
+  const std::string key = platform::crossover_key(
+      "pxgemm crossover|" + routine + "|grid=" + std::to_string(g.rows) + "x" +
+          std::to_string(g.cols) + "|block=" + std::to_string(g.block),
+      context.processor_names());
   const auto cached = platform::cached_crossover(key);
   if (comm.allreduce_min(cached ? 1.0 : 0.0) > 0) return {comm.allreduce_max(*cached), false};
   const double flops = measure<Scalar>(context, g, scalapack);

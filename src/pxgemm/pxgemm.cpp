@@ -31,6 +31,7 @@
 #include "deck/context_options.hpp"
 #include "mpi/attribute.hpp"
 #include "mpi/communicator.hpp"
+#include "platform/crossover.hpp"
 #include "pxgemm/blacs.hpp"
 #include "pxgemm/crossover.hpp"
 #include "pxgemm/redistribute.hpp"
@@ -565,18 +566,20 @@ void report_call(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridIn
 // A call below the crossover (CUBOID_PXGEMM_MIN_FLOPS, or the one measured on this grid and
 // block) computed by the application's ScaLAPACK, and said so in the report. The measured
 // crossover is that of calls in place; a call whose operands must first be moved into the
-// entry's layout and C back costs those moves on top (an LU factorisation's trailing updates,
-// 736x736x64 on a 1x2 grid, took 7 times ScaLAPACK's time so), and goes to ScaLAPACK below
-// the ladder's top. Every process of the grid decides alike: the sizes are the call's, the
-// crossover agreed over the grid.
+// entry's layout and C back costs those moves on top (with its trailing updates, 736x736x64
+// and smaller, redistributed, an LU factorisation on a 1x2 grid took 7 times as long as with
+// ScaLAPACK's own), and goes to ScaLAPACK below the ladder's top. Every process of the grid decides
+// alike: the sizes are the call's, the crossover agreed over the grid.
 template <class Scalar>
 bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g) {
   const Fn<Scalar> scalapack = next_scalapack<Scalar>();
   if (!scalapack) return false;
-  const double cube = double(x.m) * double(x.n) * double(x.k);
-  const double flops = (is_complex<Scalar> ? 8.0 : 2.0) * cube;
-  const double floor = (is_complex<Scalar> ? 8.0 : 2.0) * std::pow(128.0, 3);
-  const double top = (is_complex<Scalar> ? 8.0 : 2.0) * std::pow(2.0 * 1024.0, 3);
+  const auto cube_flops = [](std::int64_t n) {
+    return gemm_flops(scalar_type_of<Scalar>(), n, n, n);
+  };
+  const double flops = gemm_flops(scalar_type_of<Scalar>(), x.m, x.n, x.k);
+  const double floor = cube_flops(platform::kCrossoverFloor);
+  const double top = cube_flops(platform::kCrossoverAbove);
   double at = rt.min_flops;
   const char* why = "small";
   if (at < 0 && !in_entry_layout(x)) {
