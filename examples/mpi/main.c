@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   double* B = local_matrix(2, k, n, nb, prow, pcol, grid_rows, grid_cols, &br, &bc);
   double* C = local_matrix(3, m, n, nb, prow, pcol, grid_rows, grid_cols, &cr, &cc);
 
-  const cuboid_block_cyclic layout = {grid_rows, grid_cols, nb};
+  /* Every matrix's first block on process (0, 0). */
+  const cuboid_block_cyclic layout = {grid_rows, grid_cols, nb, {0, 0}, {0, 0}, {0, 0}};
   const double t0 = MPI_Wtime();
   const cuboid_status s =
       cuboid_dgemm_distributed(context, MPI_COMM_WORLD, &layout, 'N', 'N', m, n, k, alpha, A,

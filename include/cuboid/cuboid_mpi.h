@@ -5,9 +5,12 @@
  *
  * The layout: a grid_rows x grid_cols process grid, row-major over the communicator's ranks
  * (rank = prow * grid_cols + pcol; 0 x 0: the most nearly square grid); square blocks of
- * `block` for A, B and C, block (I, J) on process (I mod grid_rows, J mod grid_cols); each rank's
- * blocks in one column-major local array whose leading dimension is at least its local rows
- * (cuboid_local_extent, ScaLAPACK's NUMROC with source process 0).
+ * `block` for A, B and C, block (I, J) of a matrix on process ((I + r) mod grid_rows,
+ * (J + c) mod grid_cols) with (r, c) the process of that matrix's first block (ScaLAPACK's RSRC
+ * and CSRC: first_a, first_b, first_c, zeros by default); each rank's blocks in one column-major
+ * local array whose leading dimension is at least its local rows (cuboid_local_extent_from,
+ * ScaLAPACK's NUMROC). A block-aligned sub-matrix of a ScaLAPACK matrix is such a matrix: the
+ * process of its first block, each rank's local array from the sub-matrix's first local element.
  *
  * MPI is the application's to initialise and finalise. cuboid calls it only from the calling
  * thread, on its own duplicate of the communicator. An argument error on any rank returns
@@ -26,14 +29,21 @@
 extern "C" {
 #endif
 
+/* Since version 0.2 the first blocks' processes are fields (zero-initialise the struct, as
+ * `cuboid_block_cyclic L = {rows, cols, block};` does, for the earlier layout). */
 typedef struct {
   int grid_rows, grid_cols; /* 0, 0: the most nearly square grid (rows <= cols) */
   int64_t block;            /* block edge, > 0 */
+  int first_a[2];           /* (row, column) of the process holding A's first block */
+  int first_b[2];           /* B's */
+  int first_c[2];           /* C's */
 } cuboid_block_cyclic;
 
 /* How many of n indices in blocks of `block`, dealt over `procs` coordinates from 0, coordinate
  * `coord` owns; -1 on bad arguments. */
 int64_t cuboid_local_extent(int64_t n, int64_t block, int coord, int procs);
+/* The same with the first block on coordinate `first`. */
+int64_t cuboid_local_extent_from(int64_t n, int64_t block, int coord, int first, int procs);
 
 /* The rank options of the context's later distributed calls (cuboid::RankOptions): algorithm
  * "auto" (NULL too) or a partition algorithm; `speeds`, `nspeeds` factors one per rank (NULL, 0:

@@ -6,9 +6,15 @@
 //
 // The layout: a grid_rows x grid_cols process grid, row-major over the communicator's ranks
 // (rank = prow * grid_cols + pcol, BLACS order 'R'); square blocks of `block` x `block` for A, B
-// and C; block (I, J) on process (I mod grid_rows, J mod grid_cols) (the first block on process
-// (0, 0)); each rank stores its blocks in one column-major local array with leading dimension
-// at least its local rows (ScaLAPACK's NUMROC, `local_extent` below).
+// and C; block (I, J) of a matrix on process ((I + r) mod grid_rows, (J + c) mod grid_cols), where
+// (r, c) is the process holding that matrix's first block (ScaLAPACK's RSRC and CSRC; (0, 0) by
+// default, and each of A, B and C has its own); each rank stores its blocks in one column-major
+// local array with leading dimension at least its local rows (ScaLAPACK's NUMROC,
+// `local_extent` below).
+//
+// A block-aligned sub-matrix of a ScaLAPACK matrix (its first row and column multiples of the
+// block) is such a matrix: its first block's process is the one holding the sub-matrix's first
+// block, and each rank passes its local array from the first local element of the sub-matrix.
 //
 // MPI: the application initialises and finalises MPI. cuboid calls MPI only from the calling
 // thread, on a duplicate of the communicator made once (kept with the communicator as an MPI
@@ -23,14 +29,27 @@
 
 namespace cuboid {
 
+// A process of the grid by its coordinates.
+struct GridCoord {
+  int row = 0, col = 0;
+};
+
 struct BlockCyclicLayout {
   int grid_rows = 0, grid_cols = 0;  // 0 x 0: the most nearly square grid, rows <= cols
   std::int64_t block = 0;            // block edge, > 0
+  // The process holding the first block of A, of B and of C, each as stored.
+  GridCoord first_a, first_b, first_c;
+
+  // `{rows, cols, block}` as before the first blocks' processes were fields.
+  BlockCyclicLayout(int rows = 0, int cols = 0, std::int64_t block_edge = 0, GridCoord a = {},
+                    GridCoord b = {}, GridCoord c = {})
+      : grid_rows(rows), grid_cols(cols), block(block_edge), first_a(a), first_b(b), first_c(c) {}
 };
 
 // ScaLAPACK's NUMROC: how many of n indices cut in blocks of `block`, dealt cyclically over
-// `procs` process coordinates from coordinate 0, coordinate `coord` owns.
-std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs);
+// `procs` process coordinates from coordinate `first` (the first block's), coordinate `coord`
+// owns.
+std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs, int first = 0);
 
 // The layout's grid for a communicator of `ranks` ranks (resolving 0 x 0); throws
 // KeyedError("layout", ...) when the grid's processes are not the ranks.

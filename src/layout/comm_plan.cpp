@@ -129,8 +129,8 @@ void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, c
   // op's depth (k) and the columns op's rows (i), or op's columns (j) for B.
   auto whole = [&](const AxisOrder& rows, std::int64_t r0, std::int64_t r1, const AxisOrder& cols,
                    std::int64_t c0, std::int64_t c1, const BlockCyclic& L) {
-    return is_whole_local_axis(rows, r0, r1, L.row_block(), pr, g.rows) &&
-           is_whole_local_axis(cols, c0, c1, L.col_block(), pc, g.cols);
+    return is_whole_local_axis(rows, r0, r1, L.row_block(), L.row_offset(pr), g.rows) &&
+           is_whole_local_axis(cols, c0, c1, L.col_block(), L.col_offset(pc), g.cols);
   };
   for (std::size_t s = 0; s < p.pieces.size(); ++s) {
     const auto& b = p.pieces[s].box;
@@ -140,8 +140,9 @@ void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, c
                                         : whole(o.k, b.lo[2], b.hi[2], o.j, b.lo[1], b.hi[1], Lb);
   }
   if (box == nullptr) return;
-  p.c_in_place = is_whole_local_axis(o.i, box->lo[0], box->hi[0], Lc.row_block(), pr, g.rows) &&
-                 is_whole_local_axis(o.j, box->lo[1], box->hi[1], Lc.col_block(), pc, g.cols);
+  p.c_in_place =
+      is_whole_local_axis(o.i, box->lo[0], box->hi[0], Lc.row_block(), Lc.row_offset(pr), g.rows) &&
+      is_whole_local_axis(o.j, box->lo[1], box->hi[1], Lc.col_block(), Lc.col_offset(pc), g.cols);
 }
 
 // The last stage that needs each part (is_a, origin) this rank receives.

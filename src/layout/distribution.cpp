@@ -159,7 +159,7 @@ void MatrixDist::for_each_owned(int rank, const std::function<void(const exec::R
   const std::int64_t ub = unit_rows(), vb = unit_cols();
   if (kind_ == Kind::block_cyclic) {
     const ProcessGrid& g = bc_.grid();
-    const int pr = g.row_of(rank), pc = g.col_of(rank);
+    const int pr = bc_.row_offset(g.row_of(rank)), pc = bc_.col_offset(g.col_of(rank));
     for (std::int64_t J = pc; J * vb < cols_; J += g.cols)
       for (std::int64_t I = pr; I * ub < rows_; I += g.rows)
         f(exec::Rect{I * ub, std::min(rows_, (I + 1) * ub), J * vb, std::min(cols_, (J + 1) * vb)});
@@ -175,18 +175,23 @@ void MatrixDist::for_each_owned(int rank, const std::function<void(const exec::R
 std::string MatrixDist::describe() const {
   if (kind_ == Kind::block_cyclic)
     return "block-cyclic " + layout::describe(bc_.grid()) + " blocks of " +
-           std::to_string(bc_.row_block());
+           std::to_string(bc_.row_block()) +
+           (bc_.first() == FirstProcess{}
+                ? std::string()
+                : ", first block on process (" + std::to_string(bc_.first().row) + ", " +
+                      std::to_string(bc_.first().col) + ")");
   return "tile owners, tiles of " + std::to_string(tile_);
 }
 
 Distribution block_cyclic_distribution(std::int64_t m, std::int64_t n, std::int64_t k,
                                        std::int64_t block, const ProcessGrid& grid,
-                                       bool a_transposed, bool b_transposed) {
-  Distribution d{MatrixDist(a_transposed ? BlockCyclic(k, m, block, block, grid)
-                                         : BlockCyclic(m, k, block, block, grid)),
-                 MatrixDist(b_transposed ? BlockCyclic(n, k, block, block, grid)
-                                         : BlockCyclic(k, n, block, block, grid)),
-                 MatrixDist(BlockCyclic(m, n, block, block, grid)), "block-cyclic", grid};
+                                       bool a_transposed, bool b_transposed,
+                                       const FirstProcesses& first) {
+  Distribution d{MatrixDist(a_transposed ? BlockCyclic(k, m, block, block, grid, first.a)
+                                         : BlockCyclic(m, k, block, block, grid, first.a)),
+                 MatrixDist(b_transposed ? BlockCyclic(n, k, block, block, grid, first.b)
+                                         : BlockCyclic(k, n, block, block, grid, first.b)),
+                 MatrixDist(BlockCyclic(m, n, block, block, grid, first.c)), "block-cyclic", grid};
   d.a_transposed = a_transposed, d.b_transposed = b_transposed;
   return d;
 }

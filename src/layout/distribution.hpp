@@ -134,7 +134,8 @@ struct Distribution {
 
 Distribution block_cyclic_distribution(std::int64_t m, std::int64_t n, std::int64_t k,
                                        std::int64_t block, const ProcessGrid& grid,
-                                       bool a_transposed = false, bool b_transposed = false);
+                                       bool a_transposed = false, bool b_transposed = false,
+                                       const FirstProcesses& first = {});
 
 // The aligned start for `zones` (in the positions of `order`): every tile is owned by one of
 // the ranks whose zone uses it, the least loaded so far (tiles visited column by column), so
@@ -147,8 +148,9 @@ Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
                                   bool b_transposed = false);
 
 // True when the positions [x0, x1) of `axis` are exactly the indices process coordinate `p`
-// owns along that axis of a block-cyclic matrix, in local order: then a panel of them is the
-// rank's local array itself and needs no copy.
+// (counted from the first block's: BlockCyclic::row_offset) owns along that axis of a
+// block-cyclic matrix, in local order: then a panel of them is the rank's local array itself and
+// needs no copy.
 bool is_whole_local_axis(const AxisOrder& axis, std::int64_t x0, std::int64_t x1,
                          std::int64_t block, int p, int nprocs);
 

@@ -44,8 +44,8 @@ class OwnerCounter {
       : d_(d), rows_(rows), cols_(cols) {
     if (d.kind() != MatrixDist::Kind::block_cyclic) return;
     const BlockCyclic& L = d.block_cyclic();
-    row_prefix_ = prefix(rows, L.row_block(), L.grid().rows);
-    col_prefix_ = prefix(cols, L.col_block(), L.grid().cols);
+    row_prefix_ = prefix(rows, L.row_block(), L.grid().rows, L.first().row);
+    col_prefix_ = prefix(cols, L.col_block(), L.grid().cols, L.first().col);
   }
 
   template <class F>
@@ -71,14 +71,16 @@ class OwnerCounter {
   }
 
  private:
+  // Indexed by process coordinate; NUMROC counts from the first block's (`source`).
   static std::vector<std::vector<std::int64_t>> prefix(const AxisOrder& a, std::int64_t nb,
-                                                       int nprocs) {
+                                                       int nprocs, int source) {
     std::vector<std::vector<std::int64_t>> out(std::size_t(nprocs),
                                                std::vector<std::int64_t>(a.tiles.size() + 1, 0));
     for (std::int64_t x = 0; x < a.size(); ++x)
       for (int p = 0; p < nprocs; ++p)
         out[std::size_t(p)][std::size_t(x) + 1] =
-            out[std::size_t(p)][std::size_t(x)] + owned_in_range(a.lo(x), a.hi(x), nb, p, nprocs);
+            out[std::size_t(p)][std::size_t(x)] +
+            owned_in_range(a.lo(x), a.hi(x), nb, (p - source + nprocs) % nprocs, nprocs);
     return out;
   }
   const MatrixDist& d_;

@@ -88,8 +88,22 @@ class BlockCyclicCandidates {
 
   BlockCyclicCandidates(const RankPartitionRequest& req, int P)
       : req_(req), g_(req.grid), P_(P), ta_(req.a_transposed), tb_(req.b_transposed) {
-    by_row_ = [this](std::int64_t x) { return block(x) % g_.rows; };
-    by_col_ = [this](std::int64_t x) { return block(x) % g_.cols; };
+    // Who owns a tile along an axis: its block's distance from the matrix's first block, dealt
+    // over the process rows (columns).
+    auto rows_from = [this](int first) {
+      return Owner([this, first](std::int64_t x) { return (block(x) + first) % g_.rows; });
+    };
+    auto cols_from = [this](int first) {
+      return Owner([this, first](std::int64_t x) { return (block(x) + first) % g_.cols; });
+    };
+    const FirstProcesses& f = req.first;
+    c_i_ = rows_from(f.c.row), c_j_ = cols_from(f.c.col);
+    a_i_ = ta_ ? cols_from(f.a.col) : rows_from(f.a.row);
+    a_k_ = ta_ ? rows_from(f.a.row) : cols_from(f.a.col);
+    b_k_ = tb_ ? cols_from(f.b.col) : rows_from(f.b.row);
+    b_j_ = tb_ ? rows_from(f.b.row) : cols_from(f.b.col);
+    a_follows_c_ = !ta_ && f.a.row == f.c.row;
+    b_follows_c_ = !tb_ && f.b.col == f.c.col;
     make_orders();
     for (int p = 0; p < g_.rows; ++p)
       for (int q = 0; q < g_.cols; ++q) {
@@ -124,10 +138,10 @@ class BlockCyclicCandidates {
   // The process coordinate that owns a tile of op(A) along i and along k, and of op(B) along k
   // and j, with how many there are: the stored operand's rows go by process row, its columns by
   // process column, and a transposed operand's rows are op's columns.
-  const Owner& a_i() const { return ta_ ? by_col_ : by_row_; }
-  const Owner& a_k() const { return ta_ ? by_row_ : by_col_; }
-  const Owner& b_k() const { return tb_ ? by_col_ : by_row_; }
-  const Owner& b_j() const { return tb_ ? by_row_ : by_col_; }
+  const Owner& a_i() const { return a_i_; }
+  const Owner& a_k() const { return a_k_; }
+  const Owner& b_k() const { return b_k_; }
+  const Owner& b_j() const { return b_j_; }
   int n_ai() const { return ta_ ? g_.cols : g_.rows; }
   int n_ak() const { return ta_ ? g_.rows : g_.cols; }
   int n_bk() const { return tb_ ? g_.cols : g_.rows; }
@@ -140,22 +154,25 @@ class BlockCyclicCandidates {
     const auto inner_by_a =
         grouped_order(req_.k, t, [&](std::int64_t x) { return a_k()(x) * n_bk() + b_k()(x); });
     c_major_ = TileOrder{
-        grouped_order(req_.m, t, by_row_), grouped_order(req_.n, t, by_col_), inner_by_a,
+        grouped_order(req_.m, t, c_i_), grouped_order(req_.n, t, c_j_), inner_by_a,
         "rows by process row, columns by process column, inner by A's owner " + side(!ta_)};
-    // A's own order: rows by A's owner along i (the same as C's unless A is transposed).
+    // A's own order: rows by A's owner along i (the same as C's unless A is transposed or its
+    // first block is on another process row than C's).
     a_major_ = c_major_;
-    if (ta_) {
+    if (!a_follows_c_) {
       a_major_.i = grouped_order(req_.m, t, a_i());
-      a_major_.name = "rows by A's owner column, columns by process column, inner by A's owner row";
+      a_major_.name = "rows by A's owner " + side(ta_) +
+                      ", columns by process column, inner by A's owner " + side(!ta_);
     }
     b_major_ = c_major_;
     b_major_.k =
         grouped_order(req_.k, t, [&](std::int64_t x) { return b_k()(x) * n_ak() + a_k()(x); });
     b_major_.name =
         "rows by process row, columns by process column, inner by B's owner " + side(tb_);
-    if (tb_) {
+    if (!b_follows_c_) {
       b_major_.j = grouped_order(req_.n, t, b_j());
-      b_major_.name = "rows by process row, columns by B's owner row, inner by B's owner column";
+      b_major_.name = "rows by process row, columns by B's owner " + side(!tb_) +
+                      ", inner by B's owner " + side(tb_);
     }
   }
 
@@ -198,8 +215,8 @@ class BlockCyclicCandidates {
   // k by process column; transposed, the groups along i are process columns and each column's
   // ranks split k by process row (B alike).
   void add_stationary() {
-    i_cuts_ = cuts(c_major_.i, g_.rows, by_row_);
-    j_cuts_ = cuts(c_major_.j, g_.cols, by_col_);
+    i_cuts_ = cuts(c_major_.i, g_.rows, c_i_);
+    j_cuts_ = cuts(c_major_.j, g_.cols, c_j_);
     structured("process grid (C stays)", c_major_, 0, 1, rows_of_, i_cuts_, j_cuts_);
     structured("A-stationary", a_major_, 0, 2, ta_ ? cols_of_ : rows_of_,
                cuts(a_major_.i, n_ai(), a_i()), cuts(a_major_.k, n_ak(), a_k()));
@@ -254,7 +271,8 @@ class BlockCyclicCandidates {
   const ProcessGrid g_;
   const int P_;
   const bool ta_, tb_;
-  Owner by_row_, by_col_;
+  Owner c_i_, c_j_, a_i_, a_k_, b_k_, b_j_;
+  bool a_follows_c_ = true, b_follows_c_ = true;  // op(A)'s rows owned as C's (op(B)'s columns)
   TileOrder c_major_, a_major_, b_major_;
   std::vector<std::vector<int>> rows_of_{std::size_t(g_.rows)}, cols_of_{std::size_t(g_.cols)};
   std::vector<std::int64_t> i_cuts_, j_cuts_;
@@ -436,10 +454,10 @@ RankPartition choose_rank_partition(const RankPartitionRequest& req) {
   double best_received = std::numeric_limits<double>::infinity();
   double smallest_peak = std::numeric_limits<double>::infinity();
   std::string smallest_name;
-  const Distribution bc = req.aligned
-                              ? Distribution{}
-                              : block_cyclic_distribution(req.m, req.n, req.k, req.block, req.grid,
-                                                          req.a_transposed, req.b_transposed);
+  const Distribution bc =
+      req.aligned ? Distribution{}
+                  : block_cyclic_distribution(req.m, req.n, req.k, req.block, req.grid,
+                                              req.a_transposed, req.b_transposed, req.first);
   for (auto& c : cands) {
     // Structured candidates that leave a working rank idle (or feed an idle one) are skipped;
     // a fixed algorithm is always taken.

@@ -42,6 +42,7 @@ struct RankPartitionRequest {
   // op(A) = A^T or A^H (A stored k x m), op(B) = B^T or B^H (B stored n x k): the layouts are of
   // the stored matrices, so which rank owns which part of op(A) and op(B) changes with them.
   bool a_transposed = false, b_transposed = false;
+  FirstProcesses first;   // the processes holding the first blocks of stored A, B and C
   bool automatic = true;  // every candidate; else only `algorithm` (in layout order)
   partition::Algorithm algorithm = partition::Algorithm::nrrp3d;
   partition::Discretization discretization = partition::Discretization::rounded;

@@ -10,6 +10,14 @@
 
 namespace {
 
+cuboid::BlockCyclicLayout layout_of(const cuboid_block_cyclic& l) {
+  cuboid::BlockCyclicLayout L{l.grid_rows, l.grid_cols, l.block};
+  L.first_a = {l.first_a[0], l.first_a[1]};
+  L.first_b = {l.first_b[0], l.first_b[1]};
+  L.first_c = {l.first_c[0], l.first_c[1]};
+  return L;
+}
+
 template <class Scalar>
 cuboid_status gemm(cuboid_context* ctx, MPI_Comm comm, const cuboid_block_cyclic* layout,
                    char transa, char transb, int64_t m, int64_t n, int64_t k, Scalar alpha,
@@ -20,8 +28,8 @@ cuboid_status gemm(cuboid_context* ctx, MPI_Comm comm, const cuboid_block_cyclic
     if (!layout) throw cuboid::KeyedError("layout", "layout is a null pointer");
     const auto op_a = cuboid::capi::op_argument(transa, "transa");
     const auto op_b = cuboid::capi::op_argument(transb, "transb");
-    const cuboid::BlockCyclicLayout L{layout->grid_rows, layout->grid_cols, layout->block};
-    cuboid::gemm(ctx->context, comm, L, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cuboid::gemm(ctx->context, comm, layout_of(*layout), op_a, op_b, m, n, k, alpha, A, lda, B, ldb,
+                 beta, C, ldc);
   });
 }
 
@@ -39,10 +47,10 @@ cuboid_status complex_gemm(cuboid_context* ctx, MPI_Comm comm, const cuboid_bloc
     using Z = std::complex<T>;
     const auto op_a = cuboid::capi::op_argument(transa, "transa");
     const auto op_b = cuboid::capi::op_argument(transb, "transb");
-    const cuboid::BlockCyclicLayout L{layout->grid_rows, layout->grid_cols, layout->block};
-    cuboid::gemm(ctx->context, comm, L, op_a, op_b, m, n, k, *static_cast<const Z*>(alpha),
-                 static_cast<const Z*>(A), lda, static_cast<const Z*>(B), ldb,
-                 *static_cast<const Z*>(beta), static_cast<Z*>(C), ldc);
+    cuboid::gemm(ctx->context, comm, layout_of(*layout), op_a, op_b, m, n, k,
+                 *static_cast<const Z*>(alpha), static_cast<const Z*>(A), lda,
+                 static_cast<const Z*>(B), ldb, *static_cast<const Z*>(beta), static_cast<Z*>(C),
+                 ldc);
   });
 }
 
@@ -53,6 +61,14 @@ extern "C" {
 int64_t cuboid_local_extent(int64_t n, int64_t block, int coord, int procs) {
   try {
     return cuboid::local_extent(n, block, coord, procs);
+  } catch (...) {
+    return -1;
+  }
+}
+
+int64_t cuboid_local_extent_from(int64_t n, int64_t block, int coord, int first, int procs) {
+  try {
+    return cuboid::local_extent(n, block, coord, procs, first);
   } catch (...) {
     return -1;
   }

@@ -36,7 +36,7 @@ namespace {
 // each holds buffers of the size of its panels.
 constexpr std::size_t kPrepared = 4;
 
-using Key = std::array<std::int64_t, 12>;
+using Key = std::array<std::int64_t, 18>;
 
 template <class Scalar>
 struct Prepared {
@@ -128,7 +128,8 @@ void check_same_everywhere(const mpi::Communicator& comm, const RankOptions& ro,
     speed_sum += ro.speeds[i], speed_moment += double(i + 1) * ro.speeds[i];
   for (std::size_t i = 0; i < ro.algorithm.size(); ++i)
     name_code += double(i + 1) * double(static_cast<unsigned char>(ro.algorithm[i]));
-  const std::array<double, 15> mine{double(m),
+  auto code = [](GridCoord f) { return double(f.row) * 65536 + double(f.col); };
+  const std::array<double, 18> mine{double(m),
                                     double(n),
                                     double(k),
                                     double(layout.block),
@@ -142,7 +143,10 @@ void check_same_everywhere(const mpi::Communicator& comm, const RankOptions& ro,
                                     double(ro.speeds.size()) + speed_sum,
                                     speed_moment,
                                     ro.bandwidth_gbs,
-                                    ro.memory_limit_mib};
+                                    ro.memory_limit_mib,
+                                    code(layout.first_a),
+                                    code(layout.first_b),
+                                    code(layout.first_c)};
   static const char* names[] = {"m",
                                 "n",
                                 "k",
@@ -157,7 +161,10 @@ void check_same_everywhere(const mpi::Communicator& comm, const RankOptions& ro,
                                 "rank_options.speeds",
                                 "rank_options.speeds",
                                 "rank_options.bandwidth_gbs",
-                                "rank_options.memory_limit_mib"};
+                                "rank_options.memory_limit_mib",
+                                "layout.first_a",
+                                "layout.first_b",
+                                "layout.first_c"};
   // One reduction for all: the maximum of each value and of its negation (minus the minimum).
   // NaN (a NaN alpha or beta everywhere is the caller's to give) compares as one number.
   std::vector<double> both;
@@ -186,6 +193,14 @@ Local check_local(const mpi::Communicator& comm, const RankOptions& ro,
   if (layout.block <= 0)
     throw KeyedError("layout", "layout.block = " + str(layout.block) + " must be positive");
   grid_of(layout, P, L.rows, L.cols);
+  const std::pair<const char*, GridCoord> firsts[] = {{"layout.first_a", layout.first_a},
+                                                      {"layout.first_b", layout.first_b},
+                                                      {"layout.first_c", layout.first_c}};
+  for (const auto& [key, f] : firsts)
+    if (f.row < 0 || f.row >= L.rows || f.col < 0 || f.col >= L.cols)
+      throw KeyedError(key, std::string(key) + " = (" + str(f.row) + ", " + str(f.col) +
+                                ") is not a process of the " + str(L.rows) + "x" + str(L.cols) +
+                                " grid");
   check_same_everywhere(comm, ro, layout, L.rows, op_a, op_b, m, n, k, alpha, beta);
   if (!ro.speeds.empty() && std::int64_t(ro.speeds.size()) != P)
     throw KeyedError("rank_options.speeds",
@@ -193,13 +208,17 @@ Local check_local(const mpi::Communicator& comm, const RankOptions& ro,
                          " factors for a communicator of " + str(P) + " ranks");
   L.prow = me / L.cols, L.pcol = me % L.cols;
   const std::int64_t nb = layout.block;
-  auto rows_of = [&](std::int64_t x) { return layout::numroc(x, nb, L.prow, 0, L.rows); };
-  auto cols_of = [&](std::int64_t x) { return layout::numroc(x, nb, L.pcol, 0, L.cols); };
+  auto rows_of = [&](std::int64_t x, GridCoord f) {
+    return layout::numroc(x, nb, L.prow, f.row, L.rows);
+  };
+  auto cols_of = [&](std::int64_t x, GridCoord f) {
+    return layout::numroc(x, nb, L.pcol, f.col, L.cols);
+  };
   const std::int64_t a_m = op_a == Op::none ? m : k, a_n = op_a == Op::none ? k : m;
   const std::int64_t b_m = op_b == Op::none ? k : n, b_n = op_b == Op::none ? n : k;
-  L.a_rows = rows_of(a_m), L.a_cols = cols_of(a_n);
-  L.b_rows = rows_of(b_m), L.b_cols = cols_of(b_n);
-  L.c_rows = rows_of(m), L.c_cols = cols_of(n);
+  L.a_rows = rows_of(a_m, layout.first_a), L.a_cols = cols_of(a_n, layout.first_a);
+  L.b_rows = rows_of(b_m, layout.first_b), L.b_cols = cols_of(b_n, layout.first_b);
+  L.c_rows = rows_of(m, layout.first_c), L.c_cols = cols_of(n, layout.first_c);
   auto check_ld = [](const char* key, std::int64_t ld, std::int64_t rows, const char* name) {
     if (ld < std::max<std::int64_t>(1, rows))
       throw KeyedError(key, std::string(key) + " = " + str(ld) +
@@ -288,6 +307,9 @@ mpi::DistSettings call_settings(const ContextOptions& options, const RankOptions
   s.allow_idle = true, s.latency_s = 2e-5;
   s.grid = {L.rows, L.cols};
   s.block = layout.block;
+  s.first = {{layout.first_a.row, layout.first_a.col},
+             {layout.first_b.row, layout.first_b.col},
+             {layout.first_c.row, layout.first_c.col}};
   s.repetitions = 1, s.warmup = 0, s.validate = false;
   return s;
 }
@@ -311,7 +333,13 @@ mpi::DistributedProduct<Scalar>& prepared_product(Context& context, const mpi::D
                 beta == Scalar(0),
                 beta == Scalar(1),
                 std::int64_t(char(s.op_a)),
-                std::int64_t(char(s.op_b))};
+                std::int64_t(char(s.op_b)),
+                s.first.a.row,
+                s.first.a.col,
+                s.first.b.row,
+                s.first.b.col,
+                s.first.c.row,
+                s.first.c.col};
   auto it = std::find_if(cache.begin(), cache.end(), [&](const auto& p) { return p.key == key; });
   if (it != cache.end()) {
     cache.splice(cache.begin(), cache, it);
@@ -429,13 +457,15 @@ void gemm_complex(Context& context, MPI_Comm comm, const BlockCyclicLayout& layo
   const int P = world.size(), me = world.rank();
   grid_of(layout, P, rows, cols);
   const int prow = me / cols, pcol = me % cols;
-  auto matrix = [&](const std::complex<T>* p, std::int64_t r, std::int64_t c, std::int64_t ld) {
-    return KokkosComplexMatrix<T>(p, layout::numroc(r, layout.block, prow, 0, rows),
-                                  layout::numroc(c, layout.block, pcol, 0, cols), ld, true);
+  auto matrix = [&](const std::complex<T>* p, std::int64_t r, std::int64_t c, std::int64_t ld,
+                    GridCoord first) {
+    return KokkosComplexMatrix<T>(p, layout::numroc(r, layout.block, prow, first.row, rows),
+                                  layout::numroc(c, layout.block, pcol, first.col, cols), ld, true);
   };
   const bool ta = op_a != Op::none, tb = op_b != Op::none;
-  const auto a = matrix(A, ta ? k : m, ta ? m : k, lda), b = matrix(B, tb ? n : k, tb ? k : n, ldb),
-             c = matrix(C, m, n, ldc);
+  const auto a = matrix(A, ta ? k : m, ta ? m : k, lda, layout.first_a),
+             b = matrix(B, tb ? n : k, tb ? k : n, ldb, layout.first_b),
+             c = matrix(C, m, n, ldc, layout.first_c);
   gemm_distributed(context, comm, layout, op_a, op_b, m, n, k, K(alpha.real(), alpha.imag()),
                    a.data(), a.ld(), b.data(), b.ld(), K(beta.real(), beta.imag()), c.data(),
                    c.ld());
@@ -467,10 +497,12 @@ void set_rank_options(Context& context, const RankOptions& options) {
   p.clear();
 }
 
-std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs) {
-  if (n < 0 || block <= 0 || procs <= 0 || coord < 0 || coord >= procs)
-    throw KeyedError("layout", "local_extent: needs n >= 0, block > 0 and 0 <= coord < procs");
-  return layout::numroc(n, block, coord, 0, procs);
+std::int64_t local_extent(std::int64_t n, std::int64_t block, int coord, int procs, int first) {
+  if (n < 0 || block <= 0 || procs <= 0 || coord < 0 || coord >= procs || first < 0 ||
+      first >= procs)
+    throw KeyedError("layout",
+                     "local_extent: needs n >= 0, block > 0 and 0 <= coord, first < procs");
+  return layout::numroc(n, block, coord, first, procs);
 }
 
 void grid_of(const BlockCyclicLayout& layout, int ranks, int& grid_rows, int& grid_cols) {

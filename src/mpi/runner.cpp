@@ -221,6 +221,7 @@ class RankRun {
     req.speeds = out_.rank_speeds;
     req.aligned = s_.aligned, req.grid = grid_, req.block = s_.block > 0 ? s_.block : s_.tile;
     req.a_transposed = s_.op_a != Op::none, req.b_transposed = s_.op_b != Op::none;
+    req.first = s_.first;
     req.automatic = s_.automatic, req.algorithm = s_.algorithm;
     req.discretization = s_.discretization, req.bandwidth_gbs = s_.bandwidth_gbs;
     req.elem = sizeof(Scalar);
@@ -287,11 +288,11 @@ class RankRun {
     RankPartition& rank_part = out_.partition;
     if (me_ != 0) {
       deserialize(wire, s_, rank_part);
-      rank_part.dist = s_.aligned
-                           ? aligned_distribution(rank_part.zones, rank_part.order, s_.m, s_.n,
-                                                  s_.k, s_.tile, req.a_transposed, req.b_transposed)
-                           : block_cyclic_distribution(s_.m, s_.n, s_.k, req.block, grid_,
-                                                       req.a_transposed, req.b_transposed);
+      rank_part.dist =
+          s_.aligned ? aligned_distribution(rank_part.zones, rank_part.order, s_.m, s_.n, s_.k,
+                                            s_.tile, req.a_transposed, req.b_transposed)
+                     : block_cyclic_distribution(s_.m, s_.n, s_.k, req.block, grid_,
+                                                 req.a_transposed, req.b_transposed, req.first);
       rank_part.traffic = model_traffic(rank_part.zones, rank_part.order, rank_part.dist);
       rank_part.predicted_s = model_time(rank_part.traffic, out_.rank_speeds, s_.bandwidth_gbs,
                                          sizeof(Scalar), s_.latency_s);

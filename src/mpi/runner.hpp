@@ -47,6 +47,7 @@ struct DistSettings {
   bool aligned = false;             // else block-cyclic
   std::vector<int> grid;            // block-cyclic [P_r, P_c]; empty: the near-square grid
   std::int64_t block = 0;           // block-cyclic block; 0: the tile
+  layout::FirstProcesses first;     // block-cyclic: the processes of A's, B's and C's first blocks
   std::vector<double> rank_speeds;  // speed factor per rank; empty: 1 each
   double bandwidth_gbs = 10;        // the model's receive bandwidth per rank
   int slabs_per_box = 4;            // pieces per box along k when inputs travel

@@ -38,17 +38,22 @@ std::string ops_name(bool ta, bool tb) {
 // The rank partition and start layout `cuboid run` would use.
 Problem chosen(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile,
                std::int64_t block, std::vector<double> speeds, bool aligned, bool automatic,
-               Algorithm a = Algorithm::nrrp3d, bool ta = false, bool tb = false) {
+               Algorithm a = Algorithm::nrrp3d, bool ta = false, bool tb = false,
+               bool first_apart = false) {
   RankPartitionRequest req;
   req.m = m, req.n = n, req.k = k, req.tile = tile, req.block = block;
   req.a_transposed = ta, req.b_transposed = tb;
   req.grid = near_square_grid(int(speeds.size()));
+  // As an update of a factorisation has them: A, B and C each with its first block elsewhere.
+  const int lr = req.grid.rows - 1, lc = req.grid.cols - 1;
+  if (first_apart) req.first = {{lr, 0}, {0, lc}, {lr, lc}};
   req.speeds = std::move(speeds);
   req.aligned = aligned, req.automatic = automatic, req.algorithm = a;
   RankPartition rp = choose_rank_partition(req);
   return {std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
               (aligned ? "aligned " : "block-cyclic ") + rp.name +
-              " P=" + std::to_string(req.speeds.size()) + ops_name(ta, tb),
+              " P=" + std::to_string(req.speeds.size()) + ops_name(ta, tb) +
+              (first_apart ? " first blocks apart" : ""),
           rp.order, rp.zones, rp.dist};
 }
 
@@ -108,6 +113,16 @@ const std::vector<Problem>& problems() {
       p.push_back(chosen(67, 45, 53, 16, 0, {1, 2, 1}, true, true, Algorithm::nrrp3d, ta, tb));
       p.push_back(chosen(40, 40, 256, 8, 0, {1, 1, 1, 1}, true, true, Algorithm::nrrp3d, ta, tb));
       p.push_back(natural(50, 37, 61, 8, 5, {2.5, 1, 0, 1, 1}, Algorithm::nrrp3d, ta, tb));
+    }
+    // First blocks on other processes than (0, 0), every op: the chosen candidates group by
+    // those owners, so boxes are still what a rank holds (and may be used in place).
+    for (const auto& [ta, tb] :
+         {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
+      p.push_back(
+          chosen(64, 64, 64, 8, 8, {1, 1, 1, 1}, false, true, Algorithm::nrrp3d, ta, tb, true));
+      p.push_back(chosen(50, 37, 61, 8, 8, {2, 1, 1, 0.5, 1, 1}, false, true, Algorithm::nrrp3d, ta,
+                         tb, true));
+      p.push_back(chosen(40, 48, 256, 8, 8, {1, 1}, false, true, Algorithm::nrrp3d, ta, tb, true));
     }
     return p;
   }();

@@ -57,6 +57,51 @@ TEST(Distribution, BlockCyclicLaysOutTheStoredMatrices) {
   }
 }
 
+// A matrix whose first block lies on process (r, c): block (I, J) on ((I + r) mod P_r,
+// (J + c) mod P_c), local arrays as NUMROC counts from there, and an element's local place the
+// same as from (0, 0) (ScaLAPACK's INDXG2L does not depend on the source).
+TEST(Distribution, FirstBlockOnAnyProcess) {
+  const std::int64_t m = 67, n = 45, k = 53, block = 12;
+  const ProcessGrid g{2, 3};
+  const FirstProcesses first{{1, 2}, {0, 1}, {1, 0}};
+  const Distribution d = block_cyclic_distribution(m, n, k, block, g, false, false, first);
+  const std::pair<const MatrixDist*, FirstProcess> mats[] = {
+      {&d.a, first.a}, {&d.b, first.b}, {&d.c, first.c}};
+  for (const auto& [md, f] : mats) {
+    const BlockCyclic& L = md->block_cyclic();
+    EXPECT_TRUE(L.first() == f);
+    std::vector<std::int64_t> owned(std::size_t(g.size()), 0);
+    for (std::int64_t j = 0; j < md->cols(); ++j)
+      for (std::int64_t i = 0; i < md->rows(); ++i) {
+        const int o = md->owner(i, j);
+        ASSERT_EQ(o,
+                  g.rank_of(int((i / block + f.row) % g.rows), int((j / block + f.col) % g.cols)));
+        ++owned[std::size_t(o)];
+        // Back from the owner's local place to the element.
+        ASSERT_EQ(L.global_row(L.local_row(i), g.row_of(o)), i);
+        ASSERT_EQ(L.global_col(L.local_col(j), g.col_of(o)), j);
+        ASSERT_LT(L.local_row(i), L.local_rows(o));
+        ASSERT_LT(L.local_col(j), L.local_cols(o));
+      }
+    for (int r = 0; r < g.size(); ++r) {
+      EXPECT_EQ(md->local_size(r), owned[std::size_t(r)]);
+      EXPECT_EQ(L.local_rows(r), numroc(md->rows(), block, g.row_of(r), f.row, g.rows));
+      std::int64_t units = 0;
+      md->for_each_owned(r, [&](const exec::Rect& u) {
+        units += u.rows() * u.cols();
+        EXPECT_EQ(md->owner(u.i0, u.j0), r);
+      });
+      EXPECT_EQ(units, owned[std::size_t(r)]);
+      const Descriptor desc = L.descriptor(r);
+      EXPECT_EQ(desc[RSRC_], f.row);
+      EXPECT_EQ(desc[CSRC_], f.col);
+    }
+  }
+  EXPECT_NE(d.c.describe().find("first block on process (1, 0)"), std::string::npos);
+  EXPECT_THROW(BlockCyclic(m, n, block, block, g, FirstProcess{2, 0}), std::invalid_argument);
+  EXPECT_THROW(BlockCyclic(m, n, block, block, g, FirstProcess{0, -1}), std::invalid_argument);
+}
+
 // Aligned: every stored tile of A and B is owned by a rank whose zone uses the op tile above it,
 // and the ranks' storage holds each element once.
 TEST(Distribution, AlignedPlacesStoredTilesWhereTheZonesUseThem) {

@@ -220,12 +220,19 @@ TEST(Model, TrafficMatchesBruteForce) {
            {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
         const std::string ops = std::string(ta ? " A^T" : "") + (tb ? " B^T" : "");
         const auto bc = block_cyclic_distribution(m, n, k, block, g, ta, tb);
+        // And with each matrix's first block on another process, as sub-matrices have them.
+        const auto apart =
+            block_cyclic_distribution(m, n, k, block, g, ta, tb,
+                                      {{g.rows - 1, 0}, {0, g.cols - 1}, {g.rows - 1, g.cols - 1}});
         EXPECT_EQ(bc.a.rows(), ta ? k : m);
         EXPECT_EQ(bc.b.cols(), tb ? k : n);
         for (const TileOrder* o : std::vector<const TileOrder*>{&natural, &grouped}) {
           expect_same_traffic(
               model_traffic(zones, *o, bc), brute_traffic(zones, *o, bc),
               std::string(partition::to_string(a)) + " block-cyclic " + o->name + ops);
+          expect_same_traffic(
+              model_traffic(zones, *o, apart), brute_traffic(zones, *o, apart),
+              std::string(partition::to_string(a)) + " block-cyclic apart " + o->name + ops);
           const auto al = aligned_distribution(zones, *o, m, n, k, t, ta, tb);
           expect_same_traffic(model_traffic(zones, *o, al), brute_traffic(zones, *o, al),
                               std::string(partition::to_string(a)) + " aligned " + o->name + ops);

@@ -175,42 +175,59 @@ TEST(RankPartition, TightLimitStreamsInsteadOfRefusing) {
   for (double peak : tight.peak_bytes) EXPECT_LE(peak, req.memory_limit_bytes);
 }
 
-// Whatever the ops, a stationary candidate the model chooses keeps its operand where it is
-// stored: the axes are grouped by the owners of the matrix as stored (A^T's i axis by process
-// column, its k axis by process row), so a box is exactly what its rank owns.
+// Whatever the ops and wherever each matrix's first block lies, a stationary candidate the model
+// chooses keeps its operand where it is stored: the axes are grouped by the owners of the matrix
+// as stored (A^T's i axis by process column, its k axis by process row, each counted from the
+// matrix's first block), so a box is exactly what its rank owns.
 TEST(RankPartition, StationaryCandidatesFollowTheStoredOwners) {
-  int a_stationary_transposed = 0, b_stationary_transposed = 0;
-  for (const auto& [ta, tb] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}})
-    for (int P : {2, 3, 4, 6})
-      for (const auto& [m, n, k] :
-           {std::tuple{96, 80, 4096}, std::tuple{4096, 80, 96}, std::tuple{80, 4096, 96}}) {
-        RankPartitionRequest req;
-        req.m = m, req.n = n, req.k = k, req.tile = 32, req.block = 32;
-        req.speeds.assign(std::size_t(P), 100.0);
-        req.grid = near_square_grid(P);
-        req.a_transposed = ta, req.b_transposed = tb;
-        const RankPartition rp = choose_rank_partition(req);
-        SCOPED_TRACE(std::string(ta ? "A^T " : "A ") + (tb ? "B^T " : "B ") + std::to_string(m) +
-                     "x" + std::to_string(n) + "x" + std::to_string(k) + " " + std::to_string(P) +
-                     " ranks, chose " + rp.name);
-        EXPECT_EQ(rp.dist.a_transposed, ta);
-        EXPECT_EQ(rp.dist.b_transposed, tb);
-        EXPECT_EQ(rp.dist.a.rows(), ta ? k : m);
-        EXPECT_EQ(rp.dist.b.rows(), tb ? n : k);
-        double a_in = 0, b_in = 0;
-        for (const auto& t : rp.traffic) a_in += t.a_in, b_in += t.b_in;
-        if (rp.name == "A-stationary, owner cuts") {
-          EXPECT_EQ(a_in, 0);
-          a_stationary_transposed += ta;
+  int a_stationary_transposed = 0, b_stationary_transposed = 0, moved_first = 0, c_stays = 0;
+  for (bool at_origin : {true, false})
+    for (const auto& [ta, tb] :
+         {std::pair{false, false}, {true, false}, {false, true}, {true, true}})
+      for (int P : {2, 3, 4, 6})
+        for (const auto& [m, n, k] : {std::tuple{96, 80, 4096}, std::tuple{4096, 80, 96},
+                                      std::tuple{80, 4096, 96}, std::tuple{384, 384, 384}}) {
+          RankPartitionRequest req;
+          req.m = m, req.n = n, req.k = k, req.tile = 32, req.block = 32;
+          req.speeds.assign(std::size_t(P), 100.0);
+          req.grid = near_square_grid(P);
+          req.a_transposed = ta, req.b_transposed = tb;
+          // As a trailing update of a factorisation has them: A, B and C each from another process.
+          const int lr = req.grid.rows - 1, lc = req.grid.cols - 1;
+          if (!at_origin) req.first = {{lr, 0}, {0, lc}, {lr, lc}};
+          const RankPartition rp = choose_rank_partition(req);
+          moved_first += !at_origin;
+          SCOPED_TRACE(std::string(ta ? "A^T " : "A ") + (tb ? "B^T " : "B ") + std::to_string(m) +
+                       "x" + std::to_string(n) + "x" + std::to_string(k) + " " + std::to_string(P) +
+                       " ranks, " + (at_origin ? "first blocks on (0, 0)" : "first blocks apart") +
+                       ", chose " + rp.name);
+          EXPECT_TRUE(rp.dist.c.block_cyclic().first() == req.first.c);
+          EXPECT_EQ(rp.dist.a_transposed, ta);
+          EXPECT_EQ(rp.dist.b_transposed, tb);
+          EXPECT_EQ(rp.dist.a.rows(), ta ? k : m);
+          EXPECT_EQ(rp.dist.b.rows(), tb ? n : k);
+          double a_in = 0, b_in = 0;
+          for (const auto& t : rp.traffic) a_in += t.a_in, b_in += t.b_in;
+          if (rp.name == "A-stationary, owner cuts") {
+            EXPECT_EQ(a_in, 0);
+            a_stationary_transposed += ta;
+          }
+          if (rp.name == "B-stationary, owner cuts") {
+            EXPECT_EQ(b_in, 0);
+            b_stationary_transposed += tb;
+          }
+          if (rp.name == "process grid (C stays), owner cuts") {
+            double c_out = 0;
+            for (const auto& t : rp.traffic) c_out += t.c_out;
+            EXPECT_EQ(c_out, 0);
+            c_stays += !at_origin;
+          }
         }
-        if (rp.name == "B-stationary, owner cuts") {
-          EXPECT_EQ(b_in, 0);
-          b_stationary_transposed += tb;
-        }
-      }
   // Not vacuous: each is chosen for a transposed operand somewhere.
   EXPECT_GT(a_stationary_transposed, 0);
   EXPECT_GT(b_stationary_transposed, 0);
+  EXPECT_GT(moved_first, 0);
+  EXPECT_GT(c_stays, 0);
 }
 
 }  // namespace

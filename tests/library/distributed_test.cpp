@@ -372,7 +372,7 @@ TEST(Distributed, CInterface) {
   char message[256];
   ASSERT_EQ(cuboid_create(&o, &context, message, sizeof message), CUBOID_SUCCESS) << message;
   const int P = size_of(MPI_COMM_WORLD), me = rank_of(MPI_COMM_WORLD);
-  const cuboid_block_cyclic layout{0, 0, 20};
+  const cuboid_block_cyclic layout{0, 0, 20, {0, 0}, {0, 0}, {0, 0}};
   cuboid::BlockCyclicLayout same{0, 0, 20};
   int gr = 0, gc = 0;
   cuboid::grid_of(same, P, gr, gc);
@@ -478,7 +478,7 @@ double complex_case(cuboid::Context& context, std::int64_t m, std::int64_t n, st
     o.speeds = &speed, o.speed_count = 1, o.speed_cache = "";
     cuboid_context* ctx = nullptr;
     EXPECT_EQ(cuboid_create(&o, &ctx, nullptr, 0), CUBOID_SUCCESS);
-    const cuboid_block_cyclic l{0, 0, nb};
+    const cuboid_block_cyclic l{0, 0, nb, {0, 0}, {0, 0}, {0, 0}};
     const auto status =
         std::is_same_v<T, double>
             ? cuboid_zgemm_distributed(ctx, comm, &l, op_a, op_b, m, n, k, &alpha, A.data, A.ld,
