@@ -447,20 +447,48 @@ void hand_on(const Runtime& rt, const Call<Scalar>& x, const std::string& why) {
       {{"routine", Traits<Scalar>::lower}, {"m", x.m}, {"n", x.n}, {"k", x.k}, {"fallback", why}});
 }
 
-// Operands already in the layout the distributed entry computes in: square blocks of one size,
-// first block on process (0, 0), sub-matrices from (1, 1). A transposed operand is read as
-// stored, as the entry lays it out.
+// Why a call's operands are not in a layout the distributed entry computes in, or empty when
+// they are: square blocks of one size for A, B and C (the first block whole), each sub-matrix
+// starting on a block boundary, on a matrix that is not replicated. The first block of each may
+// lie on any process: the entry takes each matrix's. A transposed operand is read as stored.
 template <class Scalar>
-bool in_entry_layout(const Call<Scalar>& x) {
+std::string not_in_place(const Call<Scalar>& x) {
   const Desc &A = x.Ad, &B = x.Bd, &C = x.Cd;
   const int nb = C[MB_];
-  const bool origin = x.ai == 0 && x.aj == 0 && x.bi == 0 && x.bj == 0 && x.ci == 0 && x.cj == 0;
-  const bool square = C[NB_] == nb && A[MB_] == nb && A[NB_] == nb && B[MB_] == nb &&
-                      B[NB_] == nb && A[IMB_] == nb && A[INB_] == nb && B[IMB_] == nb &&
-                      B[INB_] == nb && C[IMB_] == nb && C[INB_] == nb;
-  const bool at_zero = A[RSRC_] == 0 && A[CSRC_] == 0 && B[RSRC_] == 0 && B[CSRC_] == 0 &&
-                       C[RSRC_] == 0 && C[CSRC_] == 0;
-  return origin && square && at_zero;
+  for (const Desc* d : {&A, &B, &C})
+    if ((*d)[MB_] != nb || (*d)[NB_] != nb || (*d)[IMB_] != nb || (*d)[INB_] != nb)
+      return "blocks differ (MB, NB, IMB, INB of A, B and C are not one size)";
+  const std::pair<const char*, int> starts[] = {{"IA", x.ai}, {"JA", x.aj}, {"IB", x.bi},
+                                                {"JB", x.bj}, {"IC", x.ci}, {"JC", x.cj}};
+  for (const auto& [name, at] : starts)
+    if (at % nb != 0)
+      return std::string(name) + " - 1 = " + std::to_string(at) +
+             " is not a multiple of the block " + std::to_string(nb);
+  for (const Desc* d : {&A, &B, &C})
+    if ((*d)[RSRC_] < 0 || (*d)[CSRC_] < 0) return "a replicated matrix (RSRC or CSRC = -1)";
+  return std::string();
+}
+
+// A block-aligned sub-matrix at (i, j) (0-based) of a matrix with descriptor d, as the entry
+// takes it: the process holding its first block, and where this process's part of it starts in
+// its local array. The sub-matrix's block I' is the matrix's block i / nb + I', and a block's
+// place in its owner's local array is the block's index over the process rows, whatever RSRC:
+// the first one this process holds, (myrow - first row) mod P_r blocks in, starts at local row
+// nb * floor((i / nb + that) / P_r) (columns alike).
+struct SubMatrix {
+  GridCoord first;
+  std::int64_t offset = 0;  // elements into the local array
+};
+SubMatrix sub_matrix(const Desc& d, int i, int j, const GridInfo& g) {
+  const int nb = d[MB_], bi = i / nb, bj = j / nb;
+  SubMatrix s;
+  s.first = {(bi + d[RSRC_]) % g.rows, (bj + d[CSRC_]) % g.cols};
+  const int dr = (g.myrow - s.first.row + g.rows) % g.rows;
+  const int dc = (g.mycol - s.first.col + g.cols) % g.cols;
+  const std::int64_t row = std::int64_t(nb) * ((bi + dr) / g.rows);
+  const std::int64_t col = std::int64_t(nb) * ((bj + dc) / g.cols);
+  s.offset = row + col * std::int64_t(d[LLD_]);
+  return s;
 }
 
 // sub(C) <- beta sub(C) where it lies; beta = 0 writes zeros without reading C.
@@ -534,33 +562,36 @@ double redistributed(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const Gr
 // figures of all ranks.
 template <class Scalar>
 void report_call(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g,
-                 const std::string& path, const std::string& partition, double received,
-                 double moved, double seconds) {
+                 const std::string& path, const std::string& why_moved,
+                 const std::string& partition, double received, double moved, double seconds) {
   const mpi::Communicator grid_comm(comm);
   std::vector<double> most{received, moved, seconds};
   grid_comm.allreduce_max(most);
   if (grid_comm.rank() != 0) return;
-  append_line(rt.report_path, {{"routine", Traits<Scalar>::lower},
-                               {"m", x.m},
-                               {"n", x.n},
-                               {"k", x.k},
-                               {"trans_a", std::string(1, x.ta)},
-                               {"trans_b", std::string(1, x.tb)},
-                               {"ia", {*x.IA, *x.JA}},
-                               {"ib", {*x.IB, *x.JB}},
-                               {"ic", {*x.IC, *x.JC}},
-                               {"desc_a", json_desc(x.desca)},
-                               {"desc_b", json_desc(x.descb)},
-                               {"desc_c", json_desc(x.descc)},
-                               {"grid", {g.rows, g.cols}},
-                               {"processors", rt.context().processor_names()},
-                               {"path", path},
-                               {"rank_partition", partition},
-                               {"received_bytes_max", most[0]},
-                               {"redistributed_bytes_max", most[1]},
-                               {"seconds", most[2]},
-                               {"checked", rt.check},
-                               {"fallback", nullptr}});
+  append_line(rt.report_path,
+              {{"routine", Traits<Scalar>::lower},
+               {"m", x.m},
+               {"n", x.n},
+               {"k", x.k},
+               {"trans_a", std::string(1, x.ta)},
+               {"trans_b", std::string(1, x.tb)},
+               {"ia", {*x.IA, *x.JA}},
+               {"ib", {*x.IB, *x.JB}},
+               {"ic", {*x.IC, *x.JC}},
+               {"desc_a", json_desc(x.desca)},
+               {"desc_b", json_desc(x.descb)},
+               {"desc_c", json_desc(x.descc)},
+               {"grid", {g.rows, g.cols}},
+               {"processors", rt.context().processor_names()},
+               {"path", path},
+               {"redistributed_because",
+                why_moved.empty() ? nlohmann::json(nullptr) : nlohmann::json(why_moved)},
+               {"rank_partition", partition},
+               {"received_bytes_max", most[0]},
+               {"redistributed_bytes_max", most[1]},
+               {"seconds", most[2]},
+               {"checked", rt.check},
+               {"fallback", nullptr}});
 }
 
 // A call below the crossover (CUBOID_PXGEMM_MIN_FLOPS, or the one measured on this grid and
@@ -582,7 +613,7 @@ bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const
   const double top = cube_flops(platform::kCrossoverAbove);
   double at = rt.min_flops;
   const char* why = "small";
-  if (at < 0 && !in_entry_layout(x)) {
+  if (at < 0 && !not_in_place(x).empty()) {
     at = top;
     if (flops >= floor) why = "redistribution";
   } else if (at < 0) {
@@ -657,7 +688,7 @@ void pxgemm(const Call<Scalar>& x) {
     give_up(x, e.what(), 1);
     return;
   }
-  std::string path, partition;
+  std::string path, partition, why_moved;
   double moved = 0, received = 0;
   try {
     if (rt->rank_speeds && rt->rank_speeds != std::size_t(g.rows) * std::size_t(g.cols))
@@ -665,16 +696,20 @@ void pxgemm(const Call<Scalar>& x) {
                                               std::to_string(rt->rank_speeds) +
                                               " factors (CUBOID_DECK) for a call on a grid of " +
                                               std::to_string(g.rows * g.cols) + " processes");
-    const bool in_place = !rt->check && in_entry_layout(x);
-    const BlockCyclicLayout layout{g.rows, g.cols,
-                                   in_place ? x.Cd[MB_] : std::max(x.Cd[MB_], x.Cd[NB_])};
+    why_moved = rt->check ? "CUBOID_PXGEMM_CHECK (the check works on copies)" : not_in_place(x);
+    BlockCyclicLayout layout{g.rows, g.cols, std::max(x.Cd[MB_], x.Cd[NB_])};
     if (al == Scalar(0) || x.k == 0) {
       path = "scaled";
+      why_moved.clear();
       scale_sub_c(x, grid, g);
-    } else if (in_place) {
+    } else if (why_moved.empty()) {
       path = "in place";
-      multiply<Scalar>(rt->context(), comm, layout, Op(x.ta), Op(x.tb), x.m, x.n, x.k, al, x.a,
-                       x.Ad[LLD_], x.b, x.Bd[LLD_], be, x.c, x.Cd[LLD_], received, partition);
+      const SubMatrix a = sub_matrix(x.Ad, x.ai, x.aj, g), b = sub_matrix(x.Bd, x.bi, x.bj, g),
+                      c = sub_matrix(x.Cd, x.ci, x.cj, g);
+      layout.first_a = a.first, layout.first_b = b.first, layout.first_c = c.first;
+      multiply<Scalar>(rt->context(), comm, layout, Op(x.ta), Op(x.tb), x.m, x.n, x.k, al,
+                       x.a + a.offset, x.Ad[LLD_], x.b + b.offset, x.Bd[LLD_], be, x.c + c.offset,
+                       x.Cd[LLD_], received, partition);
     } else {
       path = "redistributed";
       moved = redistributed(*rt, x, comm, grid, g, layout, received, partition);
@@ -687,7 +722,7 @@ void pxgemm(const Call<Scalar>& x) {
     return;
   }
   if (!rt->report_path.empty())
-    report_call(*rt, x, comm, g, path, partition, received, moved,
+    report_call(*rt, x, comm, g, path, why_moved, partition, received, moved,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 

@@ -3,7 +3,10 @@
 // differ between rows and columns and between A, B and C, first blocks of their own size (type 2
 // descriptors), any source process or a replicated axis (-1), padded LLD, grids
 // from 1 x 1 to the whole job in row- and column-major BLACS order (grids over a subset of the
-// processes too), alpha and beta including 0 and 1, NaN in C when beta = 0. This program links
+// processes too), alpha and beta including 0 and 1, NaN in C when beta = 0; and a quarter of the
+// cases block-aligned (one square block for all, sub-matrices from block boundaries, sources
+// anywhere), which cuboid must compute in place: with CUBOID_PXGEMM_REPORT set, the report's
+// calls in place are counted against the cases that are. This program links
 // ScaLAPACK before libcuboid_pxgemm.so, so pdgemm_ is ScaLAPACK's and cuboid_pdgemm cuboid's; both
 // run on copies of the same local arrays, and every local element of C must agree: inside the
 // sub-matrix within the rounding bound, outside it bit for bit (neither may touch it).
@@ -63,13 +66,14 @@ struct AxisOf {
 // its padding from this process's; element (i, j) a formula of the indices, so that replicated
 // copies agree.
 Matrix make(std::mt19937& shared, std::mt19937& local, int ctxt, int id, int rows, int cols,
-            int prows, int pcols, int myrow, int mycol, int mb, int nb) {
+            int prows, int pcols, int myrow, int mycol, int mb, int nb, bool aligned) {
   std::uniform_int_distribution<int> coin(0, 9);
+  // Aligned: whole first blocks (type 2 with IMB = MB now and then) and sources on the grid.
   const bool inb_type = coin(shared) < 3;
-  const int imb = inb_type ? 1 + int(shared() % unsigned(mb)) : mb;
-  const int inb = inb_type ? 1 + int(shared() % unsigned(nb)) : nb;
-  const int rsrc = coin(shared) == 0 ? -1 : int(shared() % unsigned(prows));
-  const int csrc = coin(shared) == 0 ? -1 : int(shared() % unsigned(pcols));
+  const int imb = inb_type && !aligned ? 1 + int(shared() % unsigned(mb)) : mb;
+  const int inb = inb_type && !aligned ? 1 + int(shared() % unsigned(nb)) : nb;
+  const int rsrc = coin(shared) == 0 && !aligned ? -1 : int(shared() % unsigned(prows));
+  const int csrc = coin(shared) == 0 && !aligned ? -1 : int(shared() % unsigned(pcols));
   const AxisOf R{rows, mb, imb, rsrc, prows}, Cl{cols, nb, inb, csrc, pcols};
   const int lr = R.extent(myrow), lc = Cl.extent(mycol);
   const int lld = std::max(1, lr) + int(local() % 4u);
@@ -125,7 +129,10 @@ int main(int argc, char** argv) {
   std::vector<std::pair<int, int>> grids;
   for (int r = 1; r <= P; ++r)
     for (int c = 1; r * c <= P; ++c) grids.push_back({r, c});
-  int failures = 0, run = 0;
+  int failures = 0, run = 0, in_place = 0;
+  const char* report = std::getenv("CUBOID_PXGEMM_REPORT");
+  if (report && me == 0) std::remove(report);
+  MPI_Barrier(MPI_COMM_WORLD);
   for (int t = 0; t < cases; ++t) {
     // Every rank draws the same global choices (same seed); local arrays differ by rank.
     std::mt19937 global(seed + unsigned(t) * 7919u);
@@ -138,12 +145,20 @@ int main(int argc, char** argv) {
     const int m = size(global), n = size(global), k = size(global);
     const char ops[3] = {'N', 'T', 'C'};
     const char ta = ops[op(global)], tb = ops[op(global)];
-    const int ia = off(global), ja = off(global), ib = off(global), jb = off(global),
-              ic = off(global), jc = off(global);
-    const int amb = block(global), anb = block(global), bmb = block(global), bnb = block(global),
-              cmb = block(global), cnb = block(global);
+    int ia = off(global), ja = off(global), ib = off(global), jb = off(global), ic = off(global),
+        jc = off(global);
+    int amb = block(global), anb = block(global), bmb = block(global), bnb = block(global),
+        cmb = block(global), cnb = block(global);
     const double alphas[4] = {1.0, 0.0, -0.75, 2.5}, betas[4] = {0.0, 1.0, 0.5, -1.25};
     const double alpha = alphas[coin(global)], beta = betas[coin(global)];
+    const bool aligned = coin(global) == 0;
+    if (aligned) {
+      amb = anb = bmb = bnb = cmb = cnb;
+      for (int* x : {&ia, &ja, &ib, &jb, &ic, &jc}) *x = 1 + (*x - 1) * cnb;
+    }
+    // What cuboid computes in place: an aligned case with a product to form (alpha = 0 or k = 0
+    // only scales C, and with beta = 1 too returns at once).
+    const bool expect_in_place = aligned && m > 0 && n > 0 && k > 0 && alpha != 0.0;
     int ctxt = 0;
     Cblacs_get(-1, 0, &ctxt);
     Cblacs_gridinit(&ctxt, col_major ? "Col" : "Row", gr, gc);
@@ -165,7 +180,7 @@ int main(int argc, char** argv) {
       int id = 0;
       auto build = [&](int rows, int cols, int mb, int nb) {
         return make(shared, mine, ctxt, ++id + t * 3, std::max(rows, 1), std::max(cols, 1), pr, pc,
-                    myrow, mycol, mb, nb);
+                    myrow, mycol, mb, nb, aligned);
       };
       Matrix A = build(ar, acl, amb, anb), B = build(br, bcl, bmb, bnb),
              C = build(cr, ccl, cmb, cnb);
@@ -223,10 +238,25 @@ int main(int argc, char** argv) {
       failures += bad;
       Cblacs_gridexit(ctxt);
     }
+    // Each case on a grid is reported once, by the grid's first process (the job's rank 0's
+    // grid always includes it).
+    in_place += expect_in_place && me == 0;
     ++run;
   }
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (report && me == 0) {
+    // The report's calls in place against the cases that are: each once, none more.
+    std::FILE* f = std::fopen(report, "r");
+    int reported = 0;
+    char line[8192];
+    while (f && std::fgets(line, sizeof line, f))
+      reported += std::strstr(line, "\"path\":\"in place\"") != nullptr;
+    if (f) std::fclose(f);
+    std::printf("pxgemm compare: %d block-aligned cases with a product, %d calls in place\n",
+                in_place, reported);
+    if (reported != in_place || in_place == 0) ++all;
+  }
   if (me == 0) std::printf("pxgemm compare: %d cases on %d processes, %d failed\n", run, P, all);
   MPI_Finalize();
   return all ? 1 : 0;
