@@ -447,46 +447,66 @@ void hand_on(const Runtime& rt, const Call<Scalar>& x, const std::string& why) {
       {{"routine", Traits<Scalar>::lower}, {"m", x.m}, {"n", x.n}, {"k", x.k}, {"fallback", why}});
 }
 
-// Why a call's operands are not in a layout the distributed entry computes in, or empty when
-// they are: square blocks of one size for A, B and C (the first block whole), each sub-matrix
-// starting on a block boundary, on a matrix that is not replicated. The first block of each may
-// lie on any process: the entry takes each matrix's. A transposed operand is read as stored.
+// The block edge the distributed entry computes a call with: that of the axes dealt over more
+// than one process (along an axis of one process, blocks and offsets change no ownership, and a
+// local index is the global one), C's larger one on a 1 x 1 grid.
 template <class Scalar>
-std::string not_in_place(const Call<Scalar>& x) {
-  const Desc &A = x.Ad, &B = x.Bd, &C = x.Cd;
-  const int nb = C[MB_];
-  for (const Desc* d : {&A, &B, &C})
-    if ((*d)[MB_] != nb || (*d)[NB_] != nb || (*d)[IMB_] != nb || (*d)[INB_] != nb)
-      return "blocks differ (MB, NB, IMB, INB of A, B and C are not one size)";
-  const std::pair<const char*, int> starts[] = {{"IA", x.ai}, {"JA", x.aj}, {"IB", x.bi},
-                                                {"JB", x.bj}, {"IC", x.ci}, {"JC", x.cj}};
-  for (const auto& [name, at] : starts)
-    if (at % nb != 0)
-      return std::string(name) + " - 1 = " + std::to_string(at) +
-             " is not a multiple of the block " + std::to_string(nb);
-  for (const Desc* d : {&A, &B, &C})
+int entry_block(const Call<Scalar>& x, const GridInfo& g) {
+  if (g.rows > 1) return x.Cd[MB_];
+  if (g.cols > 1) return x.Cd[NB_];
+  return std::max(x.Cd[MB_], x.Cd[NB_]);
+}
+
+// Why a call's operands are not in a layout the distributed entry computes in, or empty when
+// they are: along each grid axis of more than one process, whole blocks of one size for A, B and
+// C (square where both axes are), each sub-matrix starting on a block boundary, on a matrix that
+// is not replicated. The first block of each may lie on any process: the entry takes each
+// matrix's. A transposed operand is read as stored.
+template <class Scalar>
+std::string not_in_place(const Call<Scalar>& x, const GridInfo& g) {
+  const int nb = entry_block(x, g);
+  const Desc* descs[] = {&x.Ad, &x.Bd, &x.Cd};
+  for (const Desc* d : descs) {
+    if (g.rows > 1 && ((*d)[MB_] != nb || (*d)[IMB_] != nb))
+      return "row blocks differ (MB, IMB of A, B and C are not one size, square with NB)";
+    if (g.cols > 1 && ((*d)[NB_] != nb || (*d)[INB_] != nb))
+      return "column blocks differ (NB, INB of A, B and C are not one size, square with MB)";
+  }
+  const std::pair<const char*, int> rows[] = {{"IA", x.ai}, {"IB", x.bi}, {"IC", x.ci}};
+  const std::pair<const char*, int> cols[] = {{"JA", x.aj}, {"JB", x.bj}, {"JC", x.cj}};
+  auto unaligned = [&](const char* name, int at) {
+    return std::string(name) + " - 1 = " + std::to_string(at) + " is not a multiple of the block " +
+           std::to_string(nb);
+  };
+  for (const auto& [name, at] : rows)
+    if (g.rows > 1 && at % nb != 0) return unaligned(name, at);
+  for (const auto& [name, at] : cols)
+    if (g.cols > 1 && at % nb != 0) return unaligned(name, at);
+  for (const Desc* d : descs)
     if ((*d)[RSRC_] < 0 || (*d)[CSRC_] < 0) return "a replicated matrix (RSRC or CSRC = -1)";
   return std::string();
 }
 
-// A block-aligned sub-matrix at (i, j) (0-based) of a matrix with descriptor d, as the entry
-// takes it: the process holding its first block, and where this process's part of it starts in
-// its local array. The sub-matrix's block I' is the matrix's block i / nb + I', and a block's
-// place in its owner's local array is the block's index over the process rows, whatever RSRC:
-// the first one this process holds, (myrow - first row) mod P_r blocks in, starts at local row
-// nb * floor((i / nb + that) / P_r) (columns alike).
+// A sub-matrix at (i, j) (0-based) of a matrix with descriptor d, in place, as the entry takes it:
+// the process holding its first block, and where this process's part of it starts in its local
+// array. Along an axis of P > 1 processes the sub-matrix's block I' is the matrix's block
+// i / nb + I', and a block's place in its owner's local array is its index over the P processes,
+// whatever the source: the first one this process holds, (mine - first) mod P blocks in, starts
+// at local index nb * floor((i / nb + that) / P). Along an axis of one process, at i.
 struct SubMatrix {
   GridCoord first;
   std::int64_t offset = 0;  // elements into the local array
 };
-SubMatrix sub_matrix(const Desc& d, int i, int j, const GridInfo& g) {
-  const int nb = d[MB_], bi = i / nb, bj = j / nb;
+SubMatrix sub_matrix(const Desc& d, int i, int j, int nb, const GridInfo& g) {
   SubMatrix s;
-  s.first = {(bi + d[RSRC_]) % g.rows, (bj + d[CSRC_]) % g.cols};
-  const int dr = (g.myrow - s.first.row + g.rows) % g.rows;
-  const int dc = (g.mycol - s.first.col + g.cols) % g.cols;
-  const std::int64_t row = std::int64_t(nb) * ((bi + dr) / g.rows);
-  const std::int64_t col = std::int64_t(nb) * ((bj + dc) / g.cols);
+  auto axis = [nb](int at, int src, int mine, int procs, int& first) -> std::int64_t {
+    if (procs == 1) return at;
+    const int b = at / nb;
+    first = (b + src) % procs;
+    return std::int64_t(nb) * ((b + (mine - first + procs) % procs) / procs);
+  };
+  const std::int64_t row = axis(i, d[RSRC_], g.myrow, g.rows, s.first.row);
+  const std::int64_t col = axis(j, d[CSRC_], g.mycol, g.cols, s.first.col);
   s.offset = row + col * std::int64_t(d[LLD_]);
   return s;
 }
@@ -613,23 +633,23 @@ bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const
   const double top = cube_flops(platform::kCrossoverAbove);
   double at = rt.min_flops;
   const char* why = "small";
-  if (at < 0 && !not_in_place(x).empty()) {
+  if (at < 0 && !not_in_place(x, g).empty()) {
     at = top;
     if (flops >= floor) why = "redistribution";
   } else if (at < 0) {
     if (flops >= top) return false;  // above every crossover the ladder can find
     const std::string key = std::string(Traits<Scalar>::lower) + "|" + std::to_string(g.rows) +
-                            "x" + std::to_string(g.cols) + "|" + std::to_string(x.Cd[MB_]);
+                            "x" + std::to_string(g.cols) + "|" + std::to_string(entry_block(x, g));
     auto known = rt.crossovers.find(key);
     if (flops >= floor && known == rt.crossovers.end()) {
-      const GridCall grid{comm, x.Ad[CTXT_], g.rows, g.cols, g.myrow, g.mycol, x.Cd[MB_]};
+      const GridCall grid{comm, x.Ad[CTXT_], g.rows, g.cols, g.myrow, g.mycol, entry_block(x, g)};
       const GridCrossover c =
           grid_crossover<Scalar>(rt.context(), grid, scalapack, Traits<Scalar>::lower);
       known = rt.crossovers.emplace(key, c.flops).first;
       if (!rt.report_path.empty() && mpi::Communicator(comm).rank() == 0)
         append_line(rt.report_path, {{"crossover", Traits<Scalar>::lower},
                                      {"grid", {g.rows, g.cols}},
-                                     {"block", x.Cd[MB_]},
+                                     {"block", entry_block(x, g)},
                                      {"flops", c.flops},
                                      {"measured", c.measured}});
     }
@@ -696,16 +716,19 @@ void pxgemm(const Call<Scalar>& x) {
                                               std::to_string(rt->rank_speeds) +
                                               " factors (CUBOID_DECK) for a call on a grid of " +
                                               std::to_string(g.rows * g.cols) + " processes");
-    why_moved = rt->check ? "CUBOID_PXGEMM_CHECK (the check works on copies)" : not_in_place(x);
-    BlockCyclicLayout layout{g.rows, g.cols, std::max(x.Cd[MB_], x.Cd[NB_])};
+    why_moved = rt->check ? "CUBOID_PXGEMM_CHECK (the check works on copies)" : not_in_place(x, g);
+    const int nb = entry_block(x, g);
+    BlockCyclicLayout layout{g.rows, g.cols,
+                             why_moved.empty() ? nb : std::max(x.Cd[MB_], x.Cd[NB_])};
     if (al == Scalar(0) || x.k == 0) {
       path = "scaled";
       why_moved.clear();
       scale_sub_c(x, grid, g);
     } else if (why_moved.empty()) {
       path = "in place";
-      const SubMatrix a = sub_matrix(x.Ad, x.ai, x.aj, g), b = sub_matrix(x.Bd, x.bi, x.bj, g),
-                      c = sub_matrix(x.Cd, x.ci, x.cj, g);
+      const SubMatrix a = sub_matrix(x.Ad, x.ai, x.aj, nb, g),
+                      b = sub_matrix(x.Bd, x.bi, x.bj, nb, g),
+                      c = sub_matrix(x.Cd, x.ci, x.cj, nb, g);
       layout.first_a = a.first, layout.first_b = b.first, layout.first_c = c.first;
       multiply<Scalar>(rt->context(), comm, layout, Op(x.ta), Op(x.tb), x.m, x.n, x.k, al,
                        x.a + a.offset, x.Ad[LLD_], x.b + b.offset, x.Bd[LLD_], be, x.c + c.offset,
