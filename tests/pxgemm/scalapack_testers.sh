@@ -2,9 +2,11 @@
 # ScaLAPACK's own testers (Debian's scalapack-mpi-test), unchanged, on their own data files, with
 # libcuboid_pxgemm.so preloaded and every p?gemm_ call computed by cuboid
 # (CUBOID_PXGEMM_MIN_FLOPS=0): PBLAS's level-3 testers in real and complex double (their PDGEMM
-# and PZGEMM rows check the arguments' error exits and the products) and the LU and inverse
-# programs, whose factorisations call pdgemm_ on trailing sub-matrices. Every tester must pass,
-# and cuboid must have served calls, none handed back.
+# and PZGEMM rows check the arguments' error exits and the products) and the programs whose
+# routines call pdgemm_ on sub-matrices: LU, inverse, Hessenberg, tridiagonal and bidiagonal
+# reduction, least squares. Every tester must pass, cuboid must have served calls, none handed
+# back, and of the routines' calls at least 90 % must have run in place (on the caller's arrays,
+# not redistributed).
 #   scalapack_testers.sh TESTS_DIR LIBRARY WORK_DIR MPIEXEC
 set -uo pipefail
 tests=$1 lib=$2 work=$3 mpiexec=$4
@@ -12,7 +14,8 @@ fail() { echo "scalapack_testers: $*" >&2; exit 1; }
 rm -rf "$work"
 mkdir -p "$work" && cd "$work" || fail "cannot make $work"
 cp "$tests"/*.dat "$tests"/PBLAS/*.dat . || fail "no data files in $tests"
-for prog in PBLAS/dpb3tst PBLAS/zpb3tst xdlu xdinv; do
+routine_calls=0 routine_in_place=0
+for prog in PBLAS/dpb3tst PBLAS/zpb3tst xdlu xdinv xdhrd xdtrd xdbrd xdls; do
   name=$(basename "$prog")
   rm -f report.jsonl report.jsonl.*
   "$mpiexec" --oversubscribe --allow-run-as-root -np 8 -x OMP_NUM_THREADS=1 -x OMP_PROC_BIND=false \
@@ -39,4 +42,16 @@ for prog in PBLAS/dpb3tst PBLAS/zpb3tst xdlu xdinv; do
   fi
   echo "scalapack_testers: $name passed, $(wc -l <report.jsonl) p?gemm_ call(s) by cuboid:" \
     "$(grep -o '"path":"[a-z ]*"' report.jsonl | sort | uniq -c | tr -s ' \n' ' ')"
+  case "$name" in
+    *pb3tst) ;;
+    *)
+      routine_calls=$((routine_calls + $(grep -c '"path":"\(in place\|redistributed\)"' report.jsonl)))
+      routine_in_place=$((routine_in_place + $(grep -c '"path":"in place"' report.jsonl)))
+      grep -o '"redistributed_because":"[^"]*"' report.jsonl | sort | uniq -c ;;
+  esac
 done
+echo "scalapack_testers: the routines' products: $routine_in_place of $routine_calls in place"
+[ "$routine_calls" -gt 0 ] || fail "the routines made no product through cuboid"
+[ $((routine_in_place * 10)) -ge $((routine_calls * 9)) ] ||
+  fail "only $routine_in_place of $routine_calls of the routines' products ran in place (90 % needed)"
+
