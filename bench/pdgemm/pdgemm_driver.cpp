@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <cmath>
@@ -100,25 +101,26 @@ void pgemm(const char* ta, const char* tb, const int* m, const int* n, const int
            zcomplex* c, const int* ic, const int* jc, const int* descc) {
   pzgemm_(ta, tb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc, descc);
 }
+// On the sub-matrix of `a` from (ia, ja) (1-based).
 template <class T>
-void pgemv(const char* trans, const int* m, const int* n, const T* alpha, const T* a,
-           const int* desca, const T* x, const int* descx, const T* beta, T* y, const int* descy) {
+void pgemv(const char* trans, const int* m, const int* n, const T* alpha, const T* a, int ia,
+           int ja, const int* desca, const T* x, const int* descx, const T* beta, T* y,
+           const int* descy) {
   const int one = 1;
   if constexpr (std::is_same_v<T, double>)
-    pdgemv_(trans, m, n, alpha, a, &one, &one, desca, x, &one, &one, descx, &one, beta, y, &one,
-            &one, descy, &one);
+    pdgemv_(trans, m, n, alpha, a, &ia, &ja, desca, x, &one, &one, descx, &one, beta, y, &one, &one,
+            descy, &one);
   else
-    pzgemv_(trans, m, n, alpha, a, &one, &one, desca, x, &one, &one, descx, &one, beta, y, &one,
-            &one, descy, &one);
+    pzgemv_(trans, m, n, alpha, a, &ia, &ja, desca, x, &one, &one, descx, &one, beta, y, &one, &one,
+            descy, &one);
 }
 template <class T>
-double plange(const char* norm, const int* m, const int* n, const T* a, const int* desca,
-              double* work) {
-  const int one = 1;
+double plange(const char* norm, const int* m, const int* n, const T* a, int ia, int ja,
+              const int* desca, double* work) {
   if constexpr (std::is_same_v<T, double>)
-    return pdlange_(norm, m, n, a, &one, &one, desca, work, 1);
+    return pdlange_(norm, m, n, a, &ia, &ja, desca, work, 1);
   else
-    return pzlange_(norm, m, n, a, &one, &one, desca, work, 1);
+    return pzlange_(norm, m, n, a, &ia, &ja, desca, work, 1);
 }
 
 }  // namespace
@@ -170,6 +172,10 @@ struct Options {
   std::string engine = "pdgemm";
   std::string processors = "host";  // the cuboid context's processors, comma-separated
   char type = 'd';                  // d: pdgemm_ on doubles, z: pzgemm_ on complex doubles
+  // The sub-matrices' first rows and columns, in blocks: IA, JA, IB, JB, IC, JC are 1 + that
+  // many blocks, and each matrix is stored that much larger (as a factorisation's trailing
+  // update calls pdgemm_: A, B and C each with its first block on its own process).
+  std::array<int, 6> offsets{};
 };
 
 struct BadInput : std::runtime_error {
@@ -190,13 +196,15 @@ layout::ProcessGrid grid_for(const Options& o, int P) {
   return layout::ProcessGrid{r, c};
 }
 
-// A distributed matrix: local array, descriptor, and the layout that places its elements.
+// A distributed matrix: local array, descriptor, and the layout that places its elements; the
+// product uses its sub-matrix from (ia, ja) (1-based).
 template <class T>
 struct Local {
   layout::BlockCyclic layout;
   int rows = 0, cols = 0, lld = 1;
   int desc[9] = {};
   std::vector<T> data;
+  int ia = 1, ja = 1;
 };
 
 template <class T>
@@ -221,6 +229,27 @@ Local<T> make_local(int m, int n, int mb, int nb, const layout::ProcessGrid& g, 
   return L;
 }
 
+#if CUBOID_PDGEMM_WITH_LIBRARY
+// Where the library's entry finds a block-aligned sub-matrix: the process of its first block
+// and this rank's first element of it (the global index of a local one is the layout's).
+struct Origin {
+  cuboid::GridCoord first;
+  std::size_t offset = 0;
+};
+template <class T>
+Origin origin(const Local<T>& L, const layout::ProcessGrid& g, int rank) {
+  const std::int64_t nb = L.layout.row_block(), bi = (L.ia - 1) / nb, bj = (L.ja - 1) / nb;
+  Origin o;
+  o.first = {int(bi % g.rows), int(bj % g.cols)};
+  // The sub-matrix's local rows: this rank's rows of the matrix from global row ia - 1 on.
+  std::int64_t row = 0, col = 0;
+  while (row < L.rows && L.layout.global_row(row, g.row_of(rank)) < L.ia - 1) ++row;
+  while (col < L.cols && L.layout.global_col(col, g.col_of(rank)) < L.ja - 1) ++col;
+  o.offset = std::size_t(row + col * L.lld);
+  return o;
+}
+#endif
+
 template <class T>
 void fill(Local<T>& L, std::uint64_t seed, exec::MatrixId id, int rank) {
   const auto& g = L.layout.grid();
@@ -237,7 +266,7 @@ void fill(Local<T>& L, std::uint64_t seed, exec::MatrixId id, int rank) {
 template <class T>
 double norm_inf(const Local<T>& L, int m, int n, char op = 'N') {
   std::vector<double> work(std::size_t(L.rows) + std::size_t(L.cols) + 64);
-  return plange(op == 'N' ? "I" : "1", &m, &n, L.data.data(), L.desc, work.data());
+  return plange(op == 'N' ? "I" : "1", &m, &n, L.data.data(), L.ia, L.ja, L.desc, work.data());
 }
 
 // The local largest |value| of a distributed vector, agreed over all ranks.
@@ -273,14 +302,14 @@ Check validate(const Options& o, const Local<T>& A, const Local<T>& B, const Loc
   const int am = ta ? k : m, an = ta ? m : k, bm = tb ? n : k, bn = tb ? k : n;
   // The op letters as given: 'C' conjugates the complex operands, as in the product.
   const char opa[2] = {o.trans_a, 0}, opb[2] = {o.trans_b, 0};
-  pgemv(opb, &bm, &bn, &unit, B.data.data(), B.desc, x.data.data(), x.desc, &zero, t.data.data(),
-        t.desc);
-  pgemv("N", &m, &n, &unit, C.data.data(), C.desc, x.data.data(), x.desc, &zero, y1.data.data(),
-        y1.desc);
-  pgemv("N", &m, &n, &unit, C0.data.data(), C0.desc, x.data.data(), x.desc, &zero, u.data.data(),
-        u.desc);
-  pgemv(opa, &am, &an, &alpha, A.data.data(), A.desc, t.data.data(), t.desc, &beta, u.data.data(),
-        u.desc);
+  pgemv(opb, &bm, &bn, &unit, B.data.data(), B.ia, B.ja, B.desc, x.data.data(), x.desc, &zero,
+        t.data.data(), t.desc);
+  pgemv("N", &m, &n, &unit, C.data.data(), C.ia, C.ja, C.desc, x.data.data(), x.desc, &zero,
+        y1.data.data(), y1.desc);
+  pgemv("N", &m, &n, &unit, C0.data.data(), C0.ia, C0.ja, C0.desc, x.data.data(), x.desc, &zero,
+        u.data.data(), u.desc);
+  pgemv(opa, &am, &an, &alpha, A.data.data(), A.ia, A.ja, A.desc, t.data.data(), t.desc, &beta,
+        u.data.data(), u.desc);
   std::vector<T> diff;
   if (g.col_of(rank) == 0)
     for (int i = 0; i < y1.rows; ++i)
@@ -357,10 +386,17 @@ int run(const Options& o, int rank, int P) {
   std::string why;
   try {
     const bool ta = o.trans_a != 'N', tb = o.trans_b != 'N';
-    A = make_local<T>(ta ? o.k : o.m, ta ? o.m : o.k, o.block, o.block, g, ctxt, rank, "A");
-    B = make_local<T>(tb ? o.n : o.k, tb ? o.k : o.n, o.block, o.block, g, ctxt, rank, "B");
-    C0 = make_local<T>(o.m, o.n, o.block, o.block, g, ctxt, rank, "C0");
-    C = make_local<T>(o.m, o.n, o.block, o.block, g, ctxt, rank, "C");
+    const auto& f = o.offsets;
+    const int nb = o.block;
+    auto sub = [&](int rows, int cols, int fi, int fj, const char* name) {
+      Local<T> L = make_local<T>(rows + fi * nb, cols + fj * nb, nb, nb, g, ctxt, rank, name);
+      L.ia = 1 + fi * nb, L.ja = 1 + fj * nb;
+      return L;
+    };
+    A = sub(ta ? o.k : o.m, ta ? o.m : o.k, f[0], f[1], "A");
+    B = sub(tb ? o.n : o.k, tb ? o.k : o.n, f[2], f[3], "B");
+    C0 = sub(o.m, o.n, f[4], f[5], "C0");
+    C = sub(o.m, o.n, f[4], f[5], "C");
   } catch (const std::bad_alloc&) {
     const double mib = double(sizeof(T)) *
                        (double(o.m) * o.k + double(o.k) * o.n + 2.0 * double(o.m) * o.n) / P /
@@ -379,7 +415,7 @@ int run(const Options& o, int rank, int P) {
   fill(B, o.seed, exec::MatrixId::B, rank);
   fill(C0, o.seed, exec::MatrixId::C, rank);
 
-  const int one = 1, total = o.warmup + o.repetitions;
+  const int total = o.warmup + o.repetitions;
   const bool run_pdgemm = o.engine != "cuboid", run_cuboid = o.engine != "pdgemm";
 #if CUBOID_PDGEMM_WITH_LIBRARY
   std::unique_ptr<cuboid::Context> context;
@@ -404,8 +440,8 @@ int run(const Options& o, int rank, int P) {
     MPI_Barrier(MPI_COMM_WORLD);
     const long before = g_pilaenv_calls.load();
     const double t0 = MPI_Wtime();
-    pgemm(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &one, &one, A.desc,
-          B.data.data(), &one, &one, B.desc, &beta, C.data.data(), &one, &one, C.desc);
+    pgemm(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
+          B.data.data(), &B.ia, &B.ja, B.desc, &beta, C.data.data(), &C.ia, &C.ja, C.desc);
     // The barrier waits for the slowest rank, so rank 0's clock gives the slowest rank's time
     // without a reduction: nothing but pdgemm moves bytes in a repetition (a barrier moves none),
     // which keeps the byte counts per product exact.
@@ -418,9 +454,12 @@ int run(const Options& o, int rank, int P) {
     Cc.data = C0.data;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    cuboid::gemm(*context, MPI_COMM_WORLD, cuboid::BlockCyclicLayout{g.rows, g.cols, o.block},
-                 cuboid::Op(o.trans_a), cuboid::Op(o.trans_b), o.m, o.n, o.k, alpha, A.data.data(),
-                 A.lld, B.data.data(), B.lld, beta, Cc.data.data(), Cc.lld);
+    const Origin a = origin(A, g, rank), b = origin(B, g, rank), c = origin(Cc, g, rank);
+    cuboid::gemm(*context, MPI_COMM_WORLD,
+                 cuboid::BlockCyclicLayout{g.rows, g.cols, o.block, a.first, b.first, c.first},
+                 cuboid::Op(o.trans_a), cuboid::Op(o.trans_b), o.m, o.n, o.k, alpha,
+                 A.data.data() + a.offset, A.lld, B.data.data() + b.offset, B.lld, beta,
+                 Cc.data.data() + c.offset, Cc.lld);
     MPI_Barrier(MPI_COMM_WORLD);
     slowest_cuboid.push_back(MPI_Wtime() - t0);
     cuboid_received = context->last_call().received_bytes;
@@ -445,12 +484,16 @@ int run(const Options& o, int rank, int P) {
   const double med = median(timed);
   const double flops = (complex ? 8.0 : 2.0) * double(o.m) * double(o.n) * double(o.k);
 
-  if (o.perturb != 0 && rank == 0 && !C.data.empty()) C.data[0] += T(o.perturb);
+  // The sub-matrix's first element, on the rank that holds it.
+  const std::int64_t pi = C.ia - 1, pj = C.ja - 1;
+  const bool holds_first = C.layout.owner(pi, pj) == rank;
+  const std::size_t first_at = std::size_t(C.layout.local_row(pi) + C.layout.local_col(pj) * C.lld);
+  if (o.perturb != 0 && holds_first) C.data[first_at] += T(o.perturb);
   Check check, check_cuboid;
   if (o.validate && run_pdgemm) check = validate(o, A, B, C0, C, g, ctxt, rank);
 #if CUBOID_PDGEMM_WITH_LIBRARY
   if (o.validate && run_cuboid) {
-    if (o.perturb != 0 && rank == 0 && !Cc.data.empty()) Cc.data[0] += T(o.perturb);
+    if (o.perturb != 0 && holds_first) Cc.data[first_at] += T(o.perturb);
     check_cuboid = validate(o, A, B, C0, Cc, g, ctxt, rank);
     if (!run_pdgemm) check = check_cuboid;
   }
@@ -468,6 +511,7 @@ int run(const Options& o, int rank, int P) {
         {"n", o.n},
         {"k", o.k},
         {"block", o.block},
+        {"offsets_blocks", o.offsets},
         {"trans_a", std::string(1, o.trans_a)},
         {"trans_b", std::string(1, o.trans_b)},
         {"grid", {g.rows, g.cols}},
@@ -580,6 +624,10 @@ int main(int argc, char** argv) {
   app.add_option("--perturb", o.perturb,
                  "add this to one element of C before the check (tests that the check fails)");
   app.add_option("--json", o.json, "also write the JSON line to this file");
+  app.add_option("--offsets", o.offsets,
+                 "IA JA IB JB IC JC of the sub-matrices, in blocks from the first (matrices "
+                 "stored that much larger); default 0 0 0 0 0 0")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--engine", o.engine,
                  "pdgemm, cuboid (the library's distributed entry on the same arrays) or both "
                  "(interleaved)")

@@ -39,9 +39,20 @@ constexpr std::size_t kPrepared = 4;
 using Key = std::array<std::int64_t, 18>;
 
 template <class Scalar>
+using HostVector = Kokkos::View<Scalar*, Kokkos::HostSpace>;
+
+// A packed copy (of an operand whose leading dimension is not its local rows: a sub-matrix) at
+// most this large is kept with its product for the next call. A new buffer's pages are faulted
+// in as the GEMM first writes them: for a 736 x 736 x 64 update on a 1 x 2 grid that made the
+// call ten times as long as the GEMM; larger products hide the faults and should not hold the
+// memory between calls.
+constexpr std::size_t kKeptPackBytes = std::size_t(32) << 20;
+
+template <class Scalar>
 struct Prepared {
   Key key;
   std::unique_ptr<mpi::DistributedProduct<Scalar>> product;
+  HostVector<Scalar> packs[3];  // A, B and C's packed copies, where kept
 };
 
 template <class Scalar>
@@ -99,17 +110,19 @@ struct Local {
   std::int64_t a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0, c_rows = 0, c_cols = 0;
 };
 
-template <class Scalar>
-using HostVector = Kokkos::View<Scalar*, Kokkos::HostSpace>;
-
 // A local array as the runner wants it (lld = local rows): the caller's own memory when its
-// leading dimension is that, else a packed copy.
+// leading dimension is that, else a packed copy (into `kept` where that is the size, and kept
+// there when small).
 template <class Scalar>
 HostVector<Scalar> packed(Scalar* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                          bool copy_in, const char* label) {
+                          bool copy_in, const char* label, HostVector<Scalar>& kept) {
   const std::size_t size = std::size_t(rows * cols);
   if (ld == rows || size == 0) return HostVector<Scalar>(data, size);
-  HostVector<Scalar> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), size);
+  HostVector<Scalar> out = kept;
+  if (out.size() != size)
+    out = HostVector<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                             size);
+  kept = size * sizeof(Scalar) <= kKeptPackBytes ? out : HostVector<Scalar>();
   if (copy_in)
     for (std::int64_t j = 0; j < cols; ++j)
       std::copy(data + j * ld, data + j * ld + rows, out.data() + j * rows);
@@ -317,10 +330,8 @@ mpi::DistSettings call_settings(const ContextOptions& options, const RankOptions
 // The prepared product of this shape, layout and communicator, or a new one (collective: every
 // rank misses or hits alike, since the key is made of agreed arguments).
 template <class Scalar>
-mpi::DistributedProduct<Scalar>& prepared_product(Context& context, const mpi::Duplicate& dup,
-                                                  mpi::DistSettings s,
-                                                  const mpi::RankProcessors<Scalar>& procs,
-                                                  Scalar beta, int me) {
+Prepared<Scalar>& prepared_product(Context& context, const mpi::Duplicate& dup, mpi::DistSettings s,
+                                   const mpi::RankProcessors<Scalar>& procs, Scalar beta, int me) {
   auto& cache = prepared(context).of<Scalar>();
   const Key key{std::int64_t(dup.id),
                 s.m,
@@ -343,7 +354,7 @@ mpi::DistributedProduct<Scalar>& prepared_product(Context& context, const mpi::D
   auto it = std::find_if(cache.begin(), cache.end(), [&](const auto& p) { return p.key == key; });
   if (it != cache.end()) {
     cache.splice(cache.begin(), cache, it);
-    return *cache.front().product;
+    return cache.front();
   }
   if (cache.size() >= kPrepared) cache.pop_back();
   // Few tiles on a grid of many ranks can leave every candidate of the automatic choice with a
@@ -352,9 +363,11 @@ mpi::DistributedProduct<Scalar>& prepared_product(Context& context, const mpi::D
   // same failure (agreed) and retries alike.
   for (;;) {
     try {
-      cache.push_front({key, std::make_unique<mpi::DistributedProduct<Scalar>>(s, dup.comm, procs,
-                                                                               rank_option_name)});
-      return *cache.front().product;
+      cache.push_front(
+          {key,
+           std::make_unique<mpi::DistributedProduct<Scalar>>(s, dup.comm, procs, rank_option_name),
+           {}});
+      return cache.front();
     } catch (const mpi::CollectiveFailure& e) {
       const bool too_few = e.kind == mpi::FailureKind::no_candidate;
       if (too_few && s.automatic) {
@@ -375,17 +388,19 @@ mpi::DistributedProduct<Scalar>& prepared_product(Context& context, const mpi::D
 // The product on the caller's arrays. The runner's local arrays have lld = local rows: the
 // caller's when they are, copies else (C copied back).
 template <class Scalar>
-double multiply_on(mpi::DistributedProduct<Scalar>& product, const Local& L, Scalar alpha,
-                   const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb,
-                   Scalar beta, Scalar* C, std::int64_t ldc) {
+double multiply_on(Prepared<Scalar>& prep, const Local& L, Scalar alpha, const Scalar* A,
+                   std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta, Scalar* C,
+                   std::int64_t ldc) {
   const bool c_reads = beta != Scalar(0);
   mpi::CallerMatrices<Scalar> mats;
-  mats.A = packed(const_cast<Scalar*>(A), L.a_rows, L.a_cols, lda, true, "cuboid::A_packed");
-  mats.B = packed(const_cast<Scalar*>(B), L.b_rows, L.b_cols, ldb, true, "cuboid::B_packed");
-  mats.C = packed(C, L.c_rows, L.c_cols, ldc, c_reads, "cuboid::C_packed");
+  mats.A = packed(const_cast<Scalar*>(A), L.a_rows, L.a_cols, lda, true, "cuboid::A_packed",
+                  prep.packs[0]);
+  mats.B = packed(const_cast<Scalar*>(B), L.b_rows, L.b_cols, ldb, true, "cuboid::B_packed",
+                  prep.packs[1]);
+  mats.C = packed(C, L.c_rows, L.c_cols, ldc, c_reads, "cuboid::C_packed", prep.packs[2]);
   double seconds = 0;
   try {
-    seconds = product.multiply(mats, alpha, beta);
+    seconds = prep.product->multiply(mats, alpha, beta);
   } catch (const mpi::RankFailure& e) {
     throw Error(e.what());
   }
@@ -432,9 +447,9 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
   report.calibration_s = procs.calibration_s;
   const mpi::DistSettings s = call_settings(ContextInternals::options(context), ro, layout, L,
                                             comm.size(), op_a, op_b, m, n, k, alpha, beta);
-  mpi::DistributedProduct<Scalar>& product =
-      prepared_product(context, dup, s, procs, beta, comm.rank());
-  report.seconds = multiply_on(product, L, alpha, A, lda, B, ldb, beta, C, ldc);
+  Prepared<Scalar>& prep = prepared_product(context, dup, s, procs, beta, comm.rank());
+  const mpi::DistributedProduct<Scalar>& product = *prep.product;
+  report.seconds = multiply_on(prep, L, alpha, A, lda, B, ldb, beta, C, ldc);
   report.rank_partition = product.partition().name;
   report.received_bytes = product.received_bytes();
   report.mpi_polls_while_computing = product.progress().polls_while_computing;
