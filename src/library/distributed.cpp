@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstring>
 #include <list>
 #include <memory>
@@ -41,12 +42,12 @@ using Key = std::array<std::int64_t, 18>;
 template <class Scalar>
 using HostVector = Kokkos::View<Scalar*, Kokkos::HostSpace>;
 
-// A packed copy (of an operand whose leading dimension is not its local rows: a sub-matrix) at
-// most this large is kept with its product for the next call. A new buffer's pages are faulted
-// in as the GEMM first writes them: for a 736 x 736 x 64 update on a 1 x 2 grid that made the
-// call ten times as long as the GEMM; larger products hide the faults and should not hold the
-// memory between calls.
-constexpr std::size_t kKeptPackBytes = std::size_t(32) << 20;
+// A packed copy (of an operand whose leading dimension is not its local rows: a sub-matrix) is
+// kept with its product for the next call, at most this large where the rank options set a
+// memory limit. A new buffer's pages are faulted in as they are first written: for a 736 x 736
+// x 64 update on a 1 x 2 grid that made the call ten times as long as its GEMM, and at
+// 3072 x 3072 x 512 1.5 times as long (measured on a 2-core virtual machine).
+constexpr std::size_t kKeptPackBytesLimited = std::size_t(32) << 20;
 
 template <class Scalar>
 struct Prepared {
@@ -115,14 +116,15 @@ struct Local {
 // there when small).
 template <class Scalar>
 HostVector<Scalar> packed(Scalar* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                          bool copy_in, const char* label, HostVector<Scalar>& kept) {
+                          bool copy_in, const char* label, HostVector<Scalar>& kept,
+                          std::size_t keep_bytes) {
   const std::size_t size = std::size_t(rows * cols);
   if (ld == rows || size == 0) return HostVector<Scalar>(data, size);
   HostVector<Scalar> out = kept;
   if (out.size() != size)
     out = HostVector<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
                              size);
-  kept = size * sizeof(Scalar) <= kKeptPackBytes ? out : HostVector<Scalar>();
+  kept = size * sizeof(Scalar) <= keep_bytes ? out : HostVector<Scalar>();
   if (copy_in)
     for (std::int64_t j = 0; j < cols; ++j)
       std::copy(data + j * ld, data + j * ld + rows, out.data() + j * rows);
@@ -388,16 +390,17 @@ Prepared<Scalar>& prepared_product(Context& context, const mpi::Duplicate& dup, 
 // The product on the caller's arrays. The runner's local arrays have lld = local rows: the
 // caller's when they are, copies else (C copied back).
 template <class Scalar>
-double multiply_on(Prepared<Scalar>& prep, const Local& L, Scalar alpha, const Scalar* A,
-                   std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta, Scalar* C,
-                   std::int64_t ldc) {
+double multiply_on(Prepared<Scalar>& prep, const Local& L, bool memory_limited, Scalar alpha,
+                   const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb,
+                   Scalar beta, Scalar* C, std::int64_t ldc) {
   const bool c_reads = beta != Scalar(0);
+  const std::size_t keep = memory_limited ? kKeptPackBytesLimited : SIZE_MAX;
   mpi::CallerMatrices<Scalar> mats;
   mats.A = packed(const_cast<Scalar*>(A), L.a_rows, L.a_cols, lda, true, "cuboid::A_packed",
-                  prep.packs[0]);
+                  prep.packs[0], keep);
   mats.B = packed(const_cast<Scalar*>(B), L.b_rows, L.b_cols, ldb, true, "cuboid::B_packed",
-                  prep.packs[1]);
-  mats.C = packed(C, L.c_rows, L.c_cols, ldc, c_reads, "cuboid::C_packed", prep.packs[2]);
+                  prep.packs[1], keep);
+  mats.C = packed(C, L.c_rows, L.c_cols, ldc, c_reads, "cuboid::C_packed", prep.packs[2], keep);
   double seconds = 0;
   try {
     seconds = prep.product->multiply(mats, alpha, beta);
@@ -449,7 +452,8 @@ void gemm_distributed(Context& context, MPI_Comm user_comm, const BlockCyclicLay
                                             comm.size(), op_a, op_b, m, n, k, alpha, beta);
   Prepared<Scalar>& prep = prepared_product(context, dup, s, procs, beta, comm.rank());
   const mpi::DistributedProduct<Scalar>& product = *prep.product;
-  report.seconds = multiply_on(prep, L, alpha, A, lda, B, ldb, beta, C, ldc);
+  report.seconds =
+      multiply_on(prep, L, ro.memory_limit_mib > 0, alpha, A, lda, B, ldb, beta, C, ldc);
   report.rank_partition = product.partition().name;
   report.received_bytes = product.received_bytes();
   report.mpi_polls_while_computing = product.progress().polls_while_computing;
