@@ -88,6 +88,10 @@ typedef struct {
   int ranks;               /* a distributed call: the ranks; 1 otherwise */
   char rank_partition[64]; /* a distributed call: the rank partition chosen; "" otherwise */
   double received_bytes;   /* a distributed call: bytes this rank received, as MPI counted */
+  /* Since 0.2. A distributed call: how often this rank drove MPI while a GEMM step ran, and the
+   * pieces it computed on the calling thread (which then drives no MPI until each ends). */
+  double mpi_polls_while_computing;
+  int pieces_on_calling_thread;
 } cuboid_call_report;
 
 /* Fills `report` (CUBOID_INVALID_ARGUMENT for a null context or report). */

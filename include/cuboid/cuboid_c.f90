@@ -35,6 +35,8 @@ module cuboid_c
     integer(c_int) :: ranks = 1
     character(kind=c_char) :: rank_partition(64) = c_null_char
     real(c_double) :: received_bytes = 0
+    real(c_double) :: mpi_polls_while_computing = 0
+    integer(c_int) :: pieces_on_calling_thread = 0
   end type cuboid_call_report
 
   interface

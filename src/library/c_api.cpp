@@ -158,6 +158,8 @@ cuboid_status cuboid_last_call(cuboid_context* context, cuboid_call_report* repo
     report->processors = int(r.speeds.size());
     report->ranks = r.ranks;
     report->received_bytes = r.received_bytes;
+    report->mpi_polls_while_computing = r.mpi_polls_while_computing;
+    report->pieces_on_calling_thread = r.pieces_on_calling_thread;
     copy_text(report->algorithm, r.algorithm);
     copy_text(report->processor, r.processor);
     copy_text(report->rank_partition, r.rank_partition);

@@ -407,6 +407,52 @@ TEST(Distributed, CInterface) {
   EXPECT_LT(worst_error(MPI_COMM_WORLD, A, B, C, out, 1.0, 0.5) / 1e-16, 8.0);
   EXPECT_EQ(cuboid_local_extent(10, 0, 0, 1), -1);
   EXPECT_EQ(cuboid_local_extent(10, 3, 1, 2), 4);  // blocks 0-2 | 3-5 | 6-8 | 9: rows 3-5 and 9
+  // The first block on coordinate 1: it holds blocks 0-2 and 6-8.
+  EXPECT_EQ(cuboid_local_extent_from(10, 3, 1, 1, 2), 6);
+  EXPECT_EQ(cuboid_local_extent_from(10, 3, 0, 1, 2), 4);
+  EXPECT_EQ(cuboid_local_extent_from(10, 3, 0, 2, 2), -1);
+  // The call report in C: the distributed fields as the C++ report has them.
+  cuboid_call_report report;
+  ASSERT_EQ(cuboid_last_call(context, &report), CUBOID_SUCCESS);
+  EXPECT_EQ(report.ranks, P);
+  EXPECT_EQ(std::string(report.rank_partition).rfind("nrrp2d", 0), 0u) << report.rank_partition;
+  if (P > 1) {
+    EXPECT_GT(report.received_bytes, 0);
+  }
+  EXPECT_GE(report.pieces_on_calling_thread, 0);
+  cuboid_destroy(context);
+}
+
+// The progress counters reach C: with pieces above the inline size every rank polls MPI while
+// its processors compute (as the C++ report says in EveryRankDrivesMpiWhileItComputes).
+TEST(Distributed, CReportsProgressWhileComputing) {
+  cuboid_options o;
+  cuboid_options_init(&o);
+  o.processors = "host";
+  const double speed = 1;
+  o.speeds = &speed, o.speed_count = 1, o.speed_cache = "";
+  cuboid_context* context = nullptr;
+  char message[256];
+  ASSERT_EQ(cuboid_create(&o, &context, message, sizeof message), CUBOID_SUCCESS) << message;
+  const int P = size_of(MPI_COMM_WORLD), me = rank_of(MPI_COMM_WORLD);
+  const cuboid_block_cyclic layout{0, 0, 64, {0, 0}, {0, 0}, {0, 0}};
+  int gr = 0, gc = 0;
+  cuboid::grid_of(cuboid::BlockCyclicLayout{0, 0, 64}, P, gr, gc);
+  Distributed<double> A(384, 416, 64, gr, gc, me, 0, 1), B(416, 352, 64, gr, gc, me, 0, 2),
+      C(384, 352, 64, gr, gc, me, 1, 3);
+  std::vector<double> out = C.local;
+  ASSERT_EQ(cuboid_dgemm_distributed(context, MPI_COMM_WORLD, &layout, 'N', 'N', 384, 352, 416, 1.0,
+                                     A.data(), A.ld, B.data(), B.ld, 0.0, out.data(), C.ld),
+            CUBOID_SUCCESS)
+      << cuboid_last_error(context);
+  EXPECT_LT(worst_error(MPI_COMM_WORLD, A, B, C, out, 1.0, 0.0) / 1e-16, 8.0);
+  cuboid_call_report report;
+  ASSERT_EQ(cuboid_last_call(context, &report), CUBOID_SUCCESS);
+  double least = report.mpi_polls_while_computing;
+  MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  if (P > 1) {
+    EXPECT_GT(least, 0.0) << "some rank's C report shows no MPI progress while computing";
+  }
   cuboid_destroy(context);
 }
 
