@@ -14,6 +14,7 @@ std::vector<platform::ProcessorSpec> processors_of(const deck::Deck& d) {
   const bool given = !d.platform.processors.empty();
   auto names = given ? d.platform.processors : platform::default_processor_names();
   auto specs = platform::resolve_processors(names, d.at("platform.processors"));
+  for (auto& p : specs) p.register_host = d.platform.register_host;
   for (auto& p : specs)
     if (p.kind == platform::ProcessorKind::staged) {
       p.link_gbs = d.platform.staged_link_gbs;

@@ -317,6 +317,9 @@ const std::map<std::string, Setter>& keys() {
                  describe(n));
       d.platform.emulated_gflops = v;
     };
+    t["platform.register_host"] = [](Deck& d, auto& n, auto& at, auto& k) {
+      d.platform.register_host = get_bool(n, at, k);
+    };
     t["platform.staged_copy_jitter_us"] = [](Deck& d, auto& n, auto& at, auto& k) {
       d.platform.staged_copy_jitter_us =
           get_up_to_a_million(n, at, k, "microseconds of random delay before each staged copy");

@@ -49,6 +49,9 @@ struct Platform {
   double staged_copy_jitter_us = 0;  // test mode: random delays before staged copies
   double emulated_link_gbs = 0;      // 0: emulated device copies run at memcpy speed
   double emulated_gflops = 0;        // > 0: timing mode, emulated GEMMs sleep at this rate
+  // Processors that copy page-lock the caller's arrays for each run and copy straight from and
+  // to them (false: every copy goes through the staging ring).
+  bool register_host = true;
   // Test and benchmark mode: per processor, a factor by which its GEMMs are slowed from
   // slowdown_after_s into each run (empty: none).
   std::vector<double> slowdown;

@@ -14,6 +14,10 @@
 //   void sync(const Event&)            the host waits for the event
 //   void upload(Lane, dst, src, bytes)   staging -> processor memory, asynchronous
 //   void download(Lane, dst, src, bytes) processor memory -> staging, asynchronous
+//   void upload_2d(Lane, dst, dpitch, src, spitch, width, height)    page-locked host memory ->
+//   void download_2d(Lane, dst, dpitch, src, spitch, width, height)  processor memory and back:
+//                                      `height` rows of `width` bytes, asynchronous
+//   static HostRegistry& host_registry() (Backend)  page-locks the caller's arrays
 //   void gemm(team, ops, alpha, A, B, beta, C)  on the compute lane, asynchronous
 //   void begin_run(); void finish();   finish waits for every lane
 //   chunk_bytes (Backend)              size of the input staging chunks
@@ -35,6 +39,7 @@
 
 #include "exec/device_runtime.hpp"
 #include "exec/emulated_runtime.hpp"
+#include "exec/host_registry.hpp"
 #include "exec/waits.hpp"
 #include "exec/work_queue.hpp"
 #include "exec/worker.hpp"
@@ -65,6 +70,13 @@ struct StagedHostBackend {
   using staging_space = Kokkos::HostSpace;
   static constexpr std::int64_t chunk_bytes = std::int64_t(1) << 20;  // input staging chunks
   static constexpr bool staging_in_own_memory = true;  // counts against its memory budget
+  // Its "device" is host memory: any host array is as good as page-locked, so a registration
+  // only books the range (its 2-D copies still take the link's time, on the lane's thread).
+  static HostRegistry& host_registry() {
+    static HostRegistry r(PinHooks{[](void*, std::size_t) { return true; }, [](void*) {},
+                                   [](const void*) { return false; }});
+    return r;
+  }
 
   class Queues {
    public:
@@ -90,9 +102,19 @@ struct StagedHostBackend {
       });
     }
     static void sync(const Event& e) { CUBOID_WAIT("staged-host-event", e.wait()); }
-    void upload(Lane l, void* dst, const void* src, std::size_t bytes) { copy(l, dst, src, bytes); }
+    void upload(Lane l, void* dst, const void* src, std::size_t bytes) {
+      copy(l, bytes, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
+    }
     void download(Lane l, void* dst, const void* src, std::size_t bytes) {
-      copy(l, dst, src, bytes);
+      copy(l, bytes, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
+    }
+    void upload_2d(Lane l, void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                   std::size_t width, std::size_t height) {
+      copy(l, width * height, [=] { copy_rows(dst, dpitch, src, spitch, width, height); });
+    }
+    void download_2d(Lane l, void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                     std::size_t width, std::size_t height) {
+      copy(l, width * height, [=] { copy_rows(dst, dpitch, src, spitch, width, height); });
     }
     // `team`: how the step's owner cuts its GEMMs (gemm_team), kept wherever the step runs.
     template <class A, class B, class C>
@@ -150,10 +172,18 @@ struct StagedHostBackend {
     }
 
    private:
-    void copy(Lane l, void* dst, const void* src, std::size_t bytes) {
+    static void copy_rows(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                          std::size_t width, std::size_t height) {
+      for (std::size_t r = 0; r < height; ++r)
+        std::memcpy(static_cast<char*>(dst) + r * dpitch,
+                    static_cast<const char*>(src) + r * spitch, width);
+    }
+    // A copy of `bytes` that `move` makes, on lane `l`'s thread.
+    template <class Move>
+    void copy(Lane l, std::size_t bytes, Move move) {
       using clock = std::chrono::steady_clock;
       const auto submitted = clock::now();
-      q_[l].submit([this, l, dst, src, bytes, submitted] {
+      q_[l].submit([this, l, bytes, submitted, move] {
         const auto t0 = clock::now();
         // Ready once submitted and past the lane's waits before it (measured once per wait, so
         // a late wake-up is not charged to every copy after it).
@@ -171,7 +201,7 @@ struct StagedHostBackend {
             ready = clock::now();
           }
         }
-        std::memcpy(dst, src, bytes);
+        move();
         if (bytes_per_s_ > 0) {
           // The link moves a lane's copies one after another: a copy ends bytes/bandwidth after
           // the later of its being ready and the end of the previous one. A lane thread that
@@ -227,6 +257,11 @@ struct DeviceBackendOn {
   static constexpr std::int64_t chunk_bytes = std::int64_t(8) << 20;
   // Staging is pinned host memory, outside the device's budget (emulated too, as on a GPU).
   static constexpr bool staging_in_own_memory = false;
+  static HostRegistry& host_registry() {
+    static HostRegistry r(
+        PinHooks{&Runtime::register_host, &Runtime::unregister_host, &Runtime::host_pinned});
+    return r;
+  }
 
   class Queues {
    public:
@@ -261,6 +296,18 @@ struct DeviceBackendOn {
     void download(Lane l, void* dst, const void* src, std::size_t bytes) {
       const Event a = record(l);
       Runtime::download(inst_[l], dst, src, bytes);
+      copies_.push_back({a, record(l)});
+    }
+    void upload_2d(Lane l, void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                   std::size_t width, std::size_t height) {
+      const Event a = record(l);
+      Runtime::upload_2d(inst_[l], dst, dpitch, src, spitch, width, height);
+      copies_.push_back({a, record(l)});
+    }
+    void download_2d(Lane l, void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                     std::size_t width, std::size_t height) {
+      const Event a = record(l);
+      Runtime::download_2d(inst_[l], dst, dpitch, src, spitch, width, height);
       copies_.push_back({a, record(l)});
     }
     template <class A, class B, class C>

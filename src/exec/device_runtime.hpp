@@ -50,6 +50,19 @@ struct VendorRuntime {
     platform::deep_copy(stream, bytes_in<staging_space>(dst, bytes),
                         bytes_in<memory_space>(const_cast<void*>(src), bytes));
   }
+  static void upload_2d(const Instance& stream, void* dst, std::size_t dpitch, const void* src,
+                        std::size_t spitch, std::size_t width, std::size_t height) {
+    platform::copy_2d(stream, dst, dpitch, src, spitch, width, height, true);
+  }
+  static void download_2d(const Instance& stream, void* dst, std::size_t dpitch, const void* src,
+                          std::size_t spitch, std::size_t width, std::size_t height) {
+    platform::copy_2d(stream, dst, dpitch, src, spitch, width, height, false);
+  }
+  static bool register_host(void* p, std::size_t bytes) {
+    return platform::host_register(p, bytes);
+  }
+  static void unregister_host(void* p) { platform::host_unregister(p); }
+  static bool host_pinned(const void* p) { return platform::host_pinned(p); }
   // `team` (how the step's owner cuts its GEMMs on the host) does not apply to the vendor BLAS.
   template <class A, class B, class C>
   static void gemm(const Instance& stream, int /*team*/, kokkos_ext::Ops ops,

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -32,6 +34,25 @@ struct Mark {
   bool done = false;
   Clock::time_point at{};
 };
+
+// Registered host memory: page ranges [first, last) by start, each with the pointer it was
+// registered at (unregistering takes that pointer, as cudaHostUnregister does). Under g_m.
+constexpr std::uintptr_t kPage = 4096;
+struct Registration {
+  std::uintptr_t end = 0;
+  std::uintptr_t at = 0;
+};
+std::map<std::uintptr_t, Registration> g_registered;
+int g_fail_registrations = 0;
+EmulatedRuntime::Counters g_counters;
+
+// The registration holding byte `a`, or end().
+std::map<std::uintptr_t, Registration>::const_iterator registration_of(std::uintptr_t a) {
+  auto it = g_registered.upper_bound(a);
+  if (it == g_registered.begin()) return g_registered.end();
+  --it;
+  return a < it->second.end ? it : g_registered.end();
+}
 
 bool lazy_from_environment() {
   const char* v = std::getenv("CUBOID_EMULATED_LAZY");
@@ -109,6 +130,28 @@ class EmulatedStream {
                      std::chrono::duration<double>(double(bytes) / bytes_per_s_)));
       if (trace::on())
         trace::complete(track_, "copy", t0, Clock::now(), "\"bytes\": " + std::to_string(bytes));
+    });
+  }
+  // Rows of `width` bytes; a pageable host side takes twice the link time.
+  void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+               std::size_t width, std::size_t height, bool pageable) {
+    std::lock_guard<std::mutex> lock(g_m);
+    ++g_counters.copies_2d;
+    if (pageable) ++g_counters.pageable_copies_2d;
+    push([this, dst, dpitch, src, spitch, width, height, pageable] {
+      const auto t0 = Clock::now();
+      if (!timing())
+        for (std::size_t r = 0; r < height; ++r)
+          std::memcpy(static_cast<char*>(dst) + r * dpitch,
+                      static_cast<const char*>(src) + r * spitch, width);
+      const double bytes = double(width) * double(height);
+      if (bytes_per_s_ > 0)
+        std::this_thread::sleep_until(
+            t0 + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>((pageable ? 2.0 : 1.0) * bytes / bytes_per_s_)));
+      if (trace::on())
+        trace::complete(track_, pageable ? "pageable 2-D copy" : "2-D copy", t0, Clock::now(),
+                        "\"bytes\": " + std::to_string(width * height));
     });
   }
   void gemm(double flops, std::function<void()> task) {
@@ -251,6 +294,70 @@ double EmulatedRuntime::elapsed_seconds(Event from, Event to) {
 
 void EmulatedRuntime::copy(const Instance& stream, void* dst, const void* src, std::size_t bytes) {
   stream->copy(dst, src, bytes);
+}
+
+void EmulatedRuntime::copy_2d(const Instance& stream, void* dst, std::size_t dpitch,
+                              const void* src, std::size_t spitch, std::size_t width,
+                              std::size_t height, const void* host) {
+  if (width == 0 || height == 0) return;
+  // The driver decides at the call whether the host side is page-locked: all of it must be.
+  const auto first = reinterpret_cast<std::uintptr_t>(host);
+  const std::size_t pitch = host == src ? spitch : dpitch;
+  bool pageable;
+  {
+    std::lock_guard<std::mutex> lock(g_m);
+    const auto it = registration_of(first);
+    pageable = it == g_registered.end() || first + (height - 1) * pitch + width > it->second.end;
+  }
+  stream->copy_2d(dst, dpitch, src, spitch, width, height, pageable);
+}
+
+bool EmulatedRuntime::register_host(void* p, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_m);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t first = a / kPage * kPage, last = (a + bytes + kPage - 1) / kPage * kPage;
+  bool refused = bytes == 0;
+  if (g_fail_registrations != 0) {
+    refused = true;
+    if (g_fail_registrations > 0) --g_fail_registrations;
+  }
+  // A page already registered refuses the whole range (cudaErrorHostMemoryAlreadyRegistered).
+  const auto next = g_registered.lower_bound(first);
+  if (next != g_registered.end() && next->first < last) refused = true;
+  if (next != g_registered.begin() && std::prev(next)->second.end > first) refused = true;
+  if (refused) {
+    ++g_counters.refused_registrations;
+    return false;
+  }
+  g_registered[first] = Registration{last, a};
+  ++g_counters.registrations;
+  g_counters.registered_bytes += last - first;
+  return true;
+}
+
+void EmulatedRuntime::unregister_host(void* p) {
+  std::lock_guard<std::mutex> lock(g_m);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto it = registration_of(a);
+  if (it == g_registered.end() || it->second.at != a) return;  // not registered here: ignored
+  g_counters.registered_bytes -= it->second.end - it->first;
+  ++g_counters.unregistrations;
+  g_registered.erase(it);
+}
+
+bool EmulatedRuntime::host_pinned(const void* p) {
+  std::lock_guard<std::mutex> lock(g_m);
+  return registration_of(reinterpret_cast<std::uintptr_t>(p)) != g_registered.end();
+}
+
+void EmulatedRuntime::fail_registrations(int count) {
+  std::lock_guard<std::mutex> lock(g_m);
+  g_fail_registrations = count;
+}
+
+EmulatedRuntime::Counters EmulatedRuntime::counters() {
+  std::lock_guard<std::mutex> lock(g_m);
+  return g_counters;
 }
 
 int EmulatedRuntime::stream_threads(const Instance& stream) { return stream->threads(); }

@@ -12,7 +12,12 @@
 //   - elapsed_seconds reads the times the streams stamped, and refuses events that have not
 //     completed or were never recorded, as cudaEventElapsedTime does;
 //   - copies take bytes / link_gbs at least (ProcessorSpec::link_gbs; 0: memcpy speed); in
-//     timing mode (ProcessorSpec::emulated_gflops > 0) exactly that, and move no bytes.
+//     timing mode (ProcessorSpec::emulated_gflops > 0) exactly that, and move no bytes;
+//   - host memory is registered (page-locked) as cudaHostRegister does it: whole pages, a range
+//     overlapping a registered one is refused, and a 2-D copy whose host side is not registered
+//     is pageable and takes twice the link time (a driver bounces it through pinned buffers).
+//     Staging (staging_space) counts as pinned, as on a GPU. fail_registrations() makes the
+//     next registrations fail, so that the fallback to the staging ring is tested.
 //
 // Lazy mode (ProcessorSpec::lazy_queues, CUBOID_EMULATED_LAZY=1): a stream runs an operation
 // only once something needs it done -- the host synchronising on an event after it or fencing
@@ -67,6 +72,30 @@ struct EmulatedRuntime {
   static void download(const Instance& stream, void* dst, const void* src, std::size_t bytes) {
     copy(stream, dst, src, bytes);
   }
+  // `height` rows of `width` bytes, `spitch` / `dpitch` bytes apart (cudaMemcpy2DAsync); the
+  // host side is src for an upload, dst for a download.
+  static void upload_2d(const Instance& stream, void* dst, std::size_t dpitch, const void* src,
+                        std::size_t spitch, std::size_t width, std::size_t height) {
+    copy_2d(stream, dst, dpitch, src, spitch, width, height, src);
+  }
+  static void download_2d(const Instance& stream, void* dst, std::size_t dpitch, const void* src,
+                          std::size_t spitch, std::size_t width, std::size_t height) {
+    copy_2d(stream, dst, dpitch, src, spitch, width, height, dst);
+  }
+
+  // Registration of host memory (process-wide, as the vendor's): false when refused.
+  static bool register_host(void* p, std::size_t bytes);
+  static void unregister_host(void* p);
+  static bool host_pinned(const void* p);
+  // The next `count` registrations fail (-1: every one until fail_registrations(0)).
+  static void fail_registrations(int count);
+  // What the runtime did since the process started, for tests.
+  struct Counters {
+    long registrations = 0, refused_registrations = 0, unregistrations = 0;
+    long copies_2d = 0, pageable_copies_2d = 0;
+    std::size_t registered_bytes = 0;  // registered now (whole pages)
+  };
+  static Counters counters();
   // C = alpha op(A) op(B) + beta C on the stream's thread with the host BLAS, cut as `team` says
   // (gemm_team), as the host and staged processors cut theirs: a stolen step gives the same
   // bits on any of them.
@@ -84,6 +113,8 @@ struct EmulatedRuntime {
 
  private:
   static void copy(const Instance& stream, void* dst, const void* src, std::size_t bytes);
+  static void copy_2d(const Instance& stream, void* dst, std::size_t dpitch, const void* src,
+                      std::size_t spitch, std::size_t width, std::size_t height, const void* host);
   static int stream_threads(const Instance& stream);
   // Queues a GEMM of `flops` on the stream, slowed as platform.slowdown asks (in timing mode, a
   // sleep for the flops in its place).

@@ -18,13 +18,16 @@ std::atomic<int> engines_created{0};
 // One processor's view of the run's steal queues.
 class StealSource final : public StepSource {
  public:
-  StealSource(StealScheduler& s, int p) : s_(s), p_(p) {}
+  StealSource(StealScheduler& s, int p, const std::vector<Step>& planned)
+      : s_(s), p_(p), planned_(planned) {}
   bool next(StepRef& out) override { return s_.next(p_, out); }
   void done(double flops) override { s_.done(p_, flops); }
+  const std::vector<Step>* planned() const override { return &planned_; }
 
  private:
   StealScheduler& s_;
   int p_;
+  const std::vector<Step>& planned_;
 };
 }  // namespace
 
@@ -182,7 +185,7 @@ void Engine<Scalar>::compute(const Plan& plan, StealScheduler* stealer,
   const RunContext<Scalar>& ctx = ctx_;
   for (std::size_t q = 0; q < workers_.size(); ++q) {
     if (stealer) {
-      sources[q] = std::make_unique<StealSource>(*stealer, int(q));
+      sources[q] = std::make_unique<StealSource>(*stealer, int(q), plan.processors[q].steps);
     } else {
       sources[q] = std::make_unique<PlanSteps>(plan.processors[q].steps, int(q));
     }

@@ -102,6 +102,8 @@ class StepSource {
   // The GEMM of a step taken from it has ended (from any thread; must not throw): stealing
   // then knows what a processor has done, not only what it was handed.
   virtual void done(double /*flops*/) {}
+  // The steps planned for this processor (what it may register for the run), or nullptr.
+  virtual const std::vector<Step>* planned() const { return nullptr; }
 };
 
 // The plan's own steps of one processor, in order: the static schedule.
@@ -113,6 +115,7 @@ class PlanSteps final : public StepSource {
     out = StepRef{&steps_[i_++], owner_, false};
     return true;
   }
+  const std::vector<Step>* planned() const override { return &steps_; }
 
  private:
   const std::vector<Step>& steps_;

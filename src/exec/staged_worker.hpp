@@ -2,9 +2,14 @@
 // The pipeline every processor with its own memory runs (host-backed "staged" processors and
 // GPUs); Backend supplies the spaces and the three queues (copies in, GEMMs, copies out).
 //
-// The host only packs and issues work: inputs go through a ring of staging chunks (packing a
-// chunk overlaps the copy of the previous one), and every ordering between the queues is an
-// event, so the GEMM queue holds the next step while the current one runs. The host waits only
+// The host only issues work. The caller's arrays that the processor's own steps read and write
+// are page-locked for the run (host_registry.hpp): their blocks travel as 2-D copies straight
+// from and to them (the leading dimension as the pitch), with no host thread packing or
+// unpacking. Whatever is not page-locked (registration refused or turned off, a block of a
+// stolen step outside the ranges, a misaligned complex array) goes through a ring of staging
+// chunks instead (packing a chunk overlaps the copy of the previous one). Every ordering
+// between the queues is an event, so the GEMM queue holds the next step while the current one
+// runs. The host waits only
 // where it must touch memory a queue still uses: a staging chunk before packing into it again,
 // and a drained C block before unpacking it. Each wait below is a CUBOID_WAIT whose tag says
 // what it protects; tests/exec/engine_test.cpp (Ordering*) fails when any one of them is
@@ -20,6 +25,7 @@
 #include <type_traits>
 
 #include "exec/backends.hpp"
+#include "exec/host_registry.hpp"
 #include "exec/worker.hpp"
 #include "kokkos_ext/compat.hpp"
 
@@ -108,6 +114,13 @@ class StagedWorker final : public Worker<Scalar> {
     ring_free_ = {};
     ring_next_ = 0;
     pending_ = {};
+    // Page-locked for the run, its cost inside the run's time as a call pays it; unregistered
+    // once the queues have drained (declared before the drain below, so destroyed after it).
+    pin_arrays(source, ctx, st);
+    struct Unpin {
+      PinLease& lease;
+      ~Unpin() { lease.release(); }
+    } unpin{lease_};
 
     queues_.begin_run();
     // Queued work refers to `source` (and to this run's matrices): if anything below throws,
@@ -158,8 +171,22 @@ class StagedWorker final : public Worker<Scalar> {
         CUBOID_WAIT("drain-after-gemm", queues_.wait(lane_out, done));
         const std::int64_t rows = step.c.rows(), cols = step.c.cols();
         Pending& pd = pending_[cs];
-        pd = Pending{true, step, {}, 0};
-        pd.n = issue_drain(c_stage_[cs].data(), c_buf_[cs].data(), rows, cols, pd.chunks);
+        pd = Pending{true, step, {}, 0, false};
+        const auto [home, i_off, j_off] = c_home(step, ctx);
+        const std::int64_t hi0 = step.c.i0 - i_off, hj0 = step.c.j0 - j_off;
+        if (direct(home, hi0, hi0 + rows, hj0, hj0 + cols)) {
+          // Straight into its home: nothing to unpack.
+          queues_.download_2d(lane_out, &home(hi0, hj0), pitch_of(home), c_buf_[cs].data(),
+                              std::size_t(rows) * sizeof(Scalar),
+                              std::size_t(rows) * sizeof(Scalar), std::size_t(cols));
+          pd.direct = true;
+          pd.n = 1;
+          pd.chunks[0] = Chunk{queues_.record(lane_out), 0, cols};
+          ++st.direct_copies;
+        } else {
+          pd.n = issue_drain(c_stage_[cs].data(), c_buf_[cs].data(), rows, cols, pd.chunks);
+          st.staged_copies += pd.n;
+        }
         drained_[cs] = pd.chunks[std::size_t(pd.n - 1)].done;  // the lane is in order
         const std::size_t bytes = std::size_t(rows * cols) * sizeof(Scalar);
         st.d2h_bytes += double(bytes);
@@ -216,6 +243,15 @@ class StagedWorker final : public Worker<Scalar> {
     Kokkos::View<unsigned char*, staging_space> h(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "cuboid::calibrate::staging"), moved);
     grow_ring(kChunkBytes / std::int64_t(sizeof(Scalar)));
+    // The path a run takes: straight from and to the page-locked matrix where registration is
+    // on (registered once: runs register per call, but the link is the subject here).
+    lease_.release();
+    if (this->spec_.register_host)
+      lease_ = PinLease(Backend::host_registry(), {block_bytes(M, 0, rows, 0, cols)});
+    struct Unpin {
+      PinLease& lease;
+      ~Unpin() { lease.release(); }
+    } unpin{lease_};
     queues_.begin_run();  // the copies' events come from the run's pool
     ring_free_ = {};
     WorkerStats st;
@@ -229,6 +265,11 @@ class StagedWorker final : public Worker<Scalar> {
         if (lane == lane_in) {
           upload(d.data(), M, 0, rows, 0, cols, st);
           queues_.sync(queues_.record(lane));
+        } else if (direct(M, 0, rows, 0, cols)) {
+          queues_.download_2d(lane_out, M.data(), pitch_of(M), d.data(),
+                              std::size_t(rows) * sizeof(Scalar),
+                              std::size_t(rows) * sizeof(Scalar), std::size_t(cols));
+          queues_.sync(queues_.record(lane_out));
         } else {
           std::array<Chunk, kDrainChunks> chunks{};
           Scalar* stage = reinterpret_cast<Scalar*>(h.data());
@@ -270,6 +311,7 @@ class StagedWorker final : public Worker<Scalar> {
     Step step;
     std::array<Chunk, kDrainChunks> chunks{};
     int n = 0;
+    bool direct = false;  // copied straight to its home: waited for, not unpacked
   };
 
   // A drain: the rows x cols block `src` copied out to `stage` in column chunks, each with its
@@ -350,6 +392,14 @@ class StagedWorker final : public Worker<Scalar> {
               std::int64_t j1, WorkerStats& st) {
     const std::int64_t rows = i1 - i0;
     if (rows <= 0 || j1 <= j0) return;
+    if (direct(src, i0, i1, j0, j1)) {
+      const std::size_t width = std::size_t(rows) * sizeof(Scalar);
+      queues_.upload_2d(lane_in, dst, width, &src(i0, j0), pitch_of(src), width,
+                        std::size_t(j1 - j0));
+      st.h2d_bytes += double(width) * double(j1 - j0);
+      ++st.direct_copies;
+      return;
+    }
     const std::int64_t per_chunk = std::max<std::int64_t>(1, chunk_ / rows);
     for (std::int64_t jc = j0; jc < j1; jc += per_chunk) {
       const std::int64_t je = std::min(j1, jc + per_chunk);
@@ -372,6 +422,7 @@ class StagedWorker final : public Worker<Scalar> {
       queues_.upload(lane_in, dst + (jc - j0) * rows, chunk, bytes);
       ring_free_[r] = queues_.record(lane_in);
       st.h2d_bytes += double(bytes);
+      ++st.staged_copies;
     }
   }
 
@@ -443,6 +494,14 @@ class StagedWorker final : public Worker<Scalar> {
   void complete_drain(int cs, const RunContext<Scalar>& ctx) {
     Pending& pd = pending_[cs];
     if (!pd.active) return;
+    if (pd.direct) {
+      // Already in its home once its copy is done: the host waits for that only (its slot, or
+      // the old C a later step brings in, may be touched next).
+      trace::Span waited({this->spec_.name, "host"}, "wait for direct drain");
+      Queues::sync(pd.chunks[0].done);
+      pd.active = false;
+      return;
+    }
     const Step& step = pd.step;
     // Named apart from the binding: C++17 lambdas may not capture a structured binding.
     const auto [home, i_off, j_off] = c_home(step, ctx);
@@ -453,7 +512,59 @@ class StagedWorker final : public Worker<Scalar> {
     pd.active = false;
   }
 
+  // A block of `v` goes straight from or to it: page-locked for the run (lease_), aligned for
+  // its elements (a complex array aligned only as its reals keeps the staging path), and a
+  // pitch the runtimes take.
+  template <class View>
+  bool direct(const View& v, std::int64_t i0, std::int64_t i1, std::int64_t j0,
+              std::int64_t j1) const {
+    if (i1 <= i0 || j1 <= j0) return false;
+    const ByteRange b = block_bytes(v, i0, i1, j0, j1);
+    return b.lo % alignof(Scalar) == 0 && pitch_of(v) <= kMaxPitch &&
+           lease_.covers(reinterpret_cast<const void*>(b.lo), reinterpret_cast<const void*>(b.hi));
+  }
+  template <class View>
+  static std::size_t pitch_of(const View& v) {
+    return std::size_t(v.stride(1)) * sizeof(Scalar);
+  }
+  static constexpr std::size_t kMaxPitch = (std::size_t(1) << 31) - 1;  // cudaDevAttrMaxPitch
+
+  // Registers the blocks of A, B and C (or its partial buffers) the processor's own steps read
+  // and write, as one lease: overlapping ranges (aliased A, B and C included) once.
+  void pin_arrays(StepSource& source, const RunContext<Scalar>& ctx, WorkerStats& st) {
+    lease_.release();
+    const std::vector<Step>* steps = source.planned();
+    if (!this->spec_.register_host || steps == nullptr) return;
+    std::vector<ByteRange> want;
+    auto add = [&](const HostMatrix<Scalar>& v, std::int64_t i0, std::int64_t i1, std::int64_t j0,
+                   std::int64_t j1) {
+      if (i1 > i0 && j1 > j0) want.push_back(block_bytes(v, i0, i1, j0, j1));
+    };
+    const bool ta = ctx.ops.a != 'N', tb = ctx.ops.b != 'N';
+    for (const Step& step : *steps) {
+      if (ta)
+        add(ctx.A, step.l0, step.l1, step.c.i0, step.c.i1);
+      else
+        add(ctx.A, step.c.i0, step.c.i1, step.l0, step.l1);
+      if (tb)
+        add(ctx.B, step.c.j0, step.c.j1, step.l0, step.l1);
+      else
+        add(ctx.B, step.l0, step.l1, step.c.j0, step.c.j1);
+      if (step.c_in || step.c_out) {
+        const auto [home, i_off, j_off] = c_home(step, ctx);
+        add(home, step.c.i0 - i_off, step.c.i1 - i_off, step.c.j0 - j_off, step.c.j1 - j_off);
+      }
+    }
+    const double t = now_seconds();
+    lease_ = PinLease(Backend::host_registry(), std::move(want));
+    st.register_s = now_seconds() - t;
+    st.registrations = lease_.registrations();
+    st.refused_registrations = lease_.refused();
+    st.registered_bytes = lease_.registered_bytes();
+  }
+
   Queues queues_;
+  PinLease lease_;                  // what this run page-locked
   std::array<Panels, 2> panels_;    // A, B
   std::array<Buffer, 2> c_buf_;     // C blocks
   std::array<Staging, 2> c_stage_;  // drained C blocks, unpacked by the host

@@ -41,6 +41,12 @@ struct WorkerStats {
   double stall_s = 0;
   double finish_s = 0;  // when it finished, from the start of the run
   double h2d_bytes = 0, d2h_bytes = 0;
+  // Copies straight from and to the caller's page-locked arrays, and through staging (a chunk
+  // of the input ring, or of a drained C block); registrations the run made (and those refused),
+  // the bytes they page-locked and the time they took.
+  int direct_copies = 0, staged_copies = 0;
+  int registrations = 0, refused_registrations = 0;
+  double registered_bytes = 0, register_s = 0;
   double flops = 0;
   int steps = 0;
   // Work stealing: bytes it copied (in and out) for steps it stole, and what the schedule moved

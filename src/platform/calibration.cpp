@@ -94,6 +94,7 @@ std::string SpeedCache::key(const ProcessorSpec& p, const std::string& precision
   os << hostname() << "|" << build_fingerprint() << "|" << p.name << "|threads=" << p.threads;
   if (p.link_gbs > 0) os << "|link=" << p.link_gbs;
   if (p.copy_jitter_us > 0) os << "|jitter=" << p.copy_jitter_us;
+  if (p.kind != ProcessorKind::host && !p.register_host) os << "|staging-only";
   if (p.emulated_gflops > 0) os << "|timing=" << p.emulated_gflops;
   os << "|" << precision << "|" << context;
   return os.str();

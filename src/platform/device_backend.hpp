@@ -4,6 +4,7 @@
 // devices through Kokkos and the aliases below.
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -94,6 +95,21 @@ void sync_event(DeviceEvent event);
 bool event_done(DeviceEvent event);
 // Seconds between two completed events.
 double elapsed_seconds(DeviceEvent from, DeviceEvent to);
+
+// Page-locked host memory lets a copy from or to the caller's arrays run as asynchronous DMA,
+// with no host thread packing it. host_register page-locks [p, p + bytes) for every device
+// (portable); false when the runtime refuses (already registered, out of lockable memory,
+// unsupported): the error is cleared and the caller keeps its staging path.
+bool host_register(void* p, std::size_t bytes);
+// Undoes a host_register of the range starting at `p`; a failure is ignored (nothing to undo).
+void host_unregister(void* p);
+// Whether `p` lies in page-locked memory (allocated pinned, or registered by anyone).
+bool host_pinned(const void* p);
+// `height` rows of `width` bytes each, `spitch` and `dpitch` bytes apart (a block of columns of
+// a column-major array: width = rows * element, pitch = leading dimension * element), copied
+// asynchronously on `space`'s stream; `to_device` says which side is the device's.
+void copy_2d(const DeviceExecSpace& space, void* dst, std::size_t dpitch, const void* src,
+             std::size_t spitch, std::size_t width, std::size_t height, bool to_device);
 #endif
 
 }  // namespace cuboid::platform

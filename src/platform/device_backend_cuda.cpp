@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <mutex>
 #include <string>
 
@@ -153,6 +154,34 @@ double elapsed_seconds(DeviceEvent from, DeviceEvent to) {
       cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(from), static_cast<cudaEvent_t>(to));
   if (e != cudaSuccess) cuda_failure("cudaEventElapsedTime", e);
   return double(ms) * 1e-3;
+}
+
+bool host_register(void* p, std::size_t bytes) {
+  const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+  if (e == cudaSuccess) return true;
+  (void)cudaGetLastError();  // a refusal is not sticky: clear it for later calls
+  return false;
+}
+
+void host_unregister(void* p) {
+  if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+bool host_pinned(const void* p) {
+  unsigned int flags = 0;
+  // Succeeds only for page-locked memory (allocated pinned or registered).
+  if (cudaHostGetFlags(&flags, const_cast<void*>(p)) == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  return false;
+}
+
+void copy_2d(const DeviceExecSpace& space, void* dst, std::size_t dpitch, const void* src,
+             std::size_t spitch, std::size_t width, std::size_t height, bool to_device) {
+  make_current(space);
+  const cudaError_t e = cudaMemcpy2DAsync(
+      dst, dpitch, src, spitch, width, height,
+      to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, space.cuda_stream());
+  if (e != cudaSuccess) cuda_failure("cudaMemcpy2DAsync", e);
 }
 
 }  // namespace cuboid::platform

@@ -5,6 +5,7 @@
 #include <hip/hip_runtime.h>
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <mutex>
 #include <string>
 
@@ -142,6 +143,34 @@ double elapsed_seconds(DeviceEvent from, DeviceEvent to) {
       hipEventElapsedTime(&ms, static_cast<hipEvent_t>(from), static_cast<hipEvent_t>(to));
   if (e != hipSuccess) hip_failure("hipEventElapsedTime", e);
   return double(ms) * 1e-3;
+}
+
+bool host_register(void* p, std::size_t bytes) {
+  const hipError_t e = hipHostRegister(p, bytes, hipHostRegisterPortable);
+  if (e == hipSuccess) return true;
+  (void)hipGetLastError();  // a refusal is not sticky: clear it for later calls
+  return false;
+}
+
+void host_unregister(void* p) {
+  if (hipHostUnregister(p) != hipSuccess) (void)hipGetLastError();
+}
+
+bool host_pinned(const void* p) {
+  unsigned int flags = 0;
+  // Succeeds only for page-locked memory (allocated pinned or registered).
+  if (hipHostGetFlags(&flags, const_cast<void*>(p)) == hipSuccess) return true;
+  (void)hipGetLastError();
+  return false;
+}
+
+void copy_2d(const DeviceExecSpace& space, void* dst, std::size_t dpitch, const void* src,
+             std::size_t spitch, std::size_t width, std::size_t height, bool to_device) {
+  make_current(space);
+  const hipError_t e = hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
+                                        to_device ? hipMemcpyHostToDevice : hipMemcpyDeviceToHost,
+                                        space.hip_stream());
+  if (e != hipSuccess) hip_failure("hipMemcpy2DAsync", e);
 }
 
 }  // namespace cuboid::platform

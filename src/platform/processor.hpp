@@ -41,6 +41,10 @@ struct ProcessorSpec {
   // Host-side processors that share the cores with another one run each GEMM as their own team
   // of single-threaded BLAS calls (exec::team_gemm): the BLAS would serialise them otherwise.
   bool team_gemm = false;
+  // Processors that copy (platform.register_host): a run page-locks the caller's arrays it
+  // reads and writes and copies straight from and to them; false: everything goes through the
+  // staging ring.
+  bool register_host = true;
 };
 
 std::string to_string(ProcessorKind k);

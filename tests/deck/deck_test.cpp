@@ -35,6 +35,7 @@ TEST(Deck, DefaultsWhenEmpty) {
   EXPECT_EQ(d.problem.trans_b, cuboid::Op::none);
   EXPECT_TRUE(d.platform.measure_speeds);
   EXPECT_FALSE(d.platform.speed_model_flops_only);
+  EXPECT_TRUE(d.platform.register_host);
   EXPECT_TRUE(d.platform.processors.empty());
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::nrrp3d);
   EXPECT_EQ(d.partition.discretization, cuboid::partition::Discretization::stepped);
@@ -63,6 +64,7 @@ staged_link_gbs = 4
 speed_model = "flops"
 staged_copy_jitter_us = 250
 emulated_link_gbs = 12.5
+register_host = false
 slowdown = [1, 2.5]
 slowdown_after_s = 0.25
 [partition]
@@ -89,6 +91,7 @@ task_tiles = 3
   EXPECT_TRUE(d.platform.speed_model_flops_only);
   EXPECT_DOUBLE_EQ(d.platform.staged_copy_jitter_us, 250.0);
   EXPECT_DOUBLE_EQ(d.platform.emulated_link_gbs, 12.5);
+  EXPECT_FALSE(d.platform.register_host);
   EXPECT_EQ(d.partition.algorithm, cuboid::partition::Algorithm::grid);
   EXPECT_FALSE(d.run.validate);
   EXPECT_EQ(d.run.schedule, cuboid::deck::Schedule::cheapest);
@@ -241,6 +244,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "[platform]\nemulated_link_gbs = -2\n",
                 {},
                 "platform.emulated_link_gbs: must be positive"},
+        BadDeck{"register_host_not_a_bool",
+                "[platform]\nregister_host = \"off\"\n",
+                {},
+                "platform.register_host: expected true or false"},
         BadDeck{"jitter_negative",
                 "[platform]\nstaged_copy_jitter_us = -1\n",
                 {},

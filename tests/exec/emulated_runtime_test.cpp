@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "exec/backends.hpp"
@@ -201,4 +202,79 @@ TEST(EmulatedRuntime, LazyStreamsRunWhatIsWaitedForAndRecoverAfterAFailure) {
   EXPECT_EQ(b[100], 'z') << "work issued after the failure was reported runs";
   Rt::destroy_event(e);
   Rt::destroy_event(f);
+}
+
+// Registration as cudaHostRegister does it: whole pages, a range overlapping one registered
+// refused, unregistering at the registered pointer; an injected failure refuses the next ones.
+TEST(EmulatedRuntime, RegistrationLocksWholePagesOnceAndCanBeMadeToFail) {
+  using Rt = exec::EmulatedRuntime;
+  std::vector<char> mem(std::size_t(64) << 10);
+  char* base = mem.data() + (4096 - reinterpret_cast<std::uintptr_t>(mem.data()) % 4096);
+  const auto before = Rt::counters();
+  EXPECT_FALSE(Rt::host_pinned(base + 100));
+  ASSERT_TRUE(Rt::register_host(base + 100, 5000));  // pages 0 and 1
+  EXPECT_TRUE(Rt::host_pinned(base));
+  EXPECT_TRUE(Rt::host_pinned(base + 8191));
+  EXPECT_FALSE(Rt::host_pinned(base + 8192));
+  EXPECT_FALSE(Rt::register_host(base + 8000, 100)) << "page 1 is registered already";
+  EXPECT_TRUE(Rt::register_host(base + 8192, 4096));
+  Rt::unregister_host(base);  // not the registered pointer: ignored, as the runtime refuses it
+  EXPECT_TRUE(Rt::host_pinned(base + 100));
+  Rt::unregister_host(base + 100);
+  Rt::unregister_host(base + 8192);
+  EXPECT_FALSE(Rt::host_pinned(base + 100));
+  Rt::fail_registrations(1);
+  EXPECT_FALSE(Rt::register_host(base, 4096));
+  EXPECT_TRUE(Rt::register_host(base, 4096));
+  Rt::unregister_host(base);
+  const auto after = Rt::counters();
+  EXPECT_EQ(after.registrations - before.registrations, 3);
+  EXPECT_EQ(after.refused_registrations - before.refused_registrations, 2);
+  EXPECT_EQ(after.unregistrations - before.unregistrations, 3);
+  EXPECT_EQ(after.registered_bytes, before.registered_bytes);
+}
+
+// A 2-D copy moves `height` rows of `width` bytes between pitches; from registered memory it
+// takes the link's time, from pageable memory twice that (and is counted as pageable).
+TEST(EmulatedRuntime, TwoDimensionalCopiesMoveBlocksAndPageableOnesTakeTwiceTheLinkTime) {
+  using Rt = exec::EmulatedRuntime;
+  auto q = Rt::make_instances(1, emulated_spec(1.0, false));  // 1 GB/s
+  const std::size_t ld = 1000, rows = 600, cols = 2000;       // 9.6 MB moved
+  std::vector<double> host(ld * cols), dev(rows * cols, 0), back(ld * cols, -1);
+  for (std::size_t x = 0; x < host.size(); ++x) host[x] = double(x);
+  Rt::Event s = Rt::create_event(q[0]), e = Rt::create_event(q[0]);
+  for (const bool registered : {true, false}) {
+    SCOPED_TRACE(registered ? "registered" : "pageable");
+    if (registered) {
+      ASSERT_TRUE(Rt::register_host(host.data(), host.size() * sizeof(double)));
+      ASSERT_TRUE(Rt::register_host(back.data(), back.size() * sizeof(double)));
+    }
+    const auto before = Rt::counters();
+    Rt::record_event(s, q[0]);
+    Rt::upload_2d(q[0], dev.data(), rows * sizeof(double), host.data() + 7, ld * sizeof(double),
+                  rows * sizeof(double), cols);
+    Rt::record_event(e, q[0]);
+    Rt::fence(q[0]);
+    const double bytes = double(rows * cols * sizeof(double));
+    EXPECT_GE(Rt::elapsed_seconds(s, e), (registered ? 1 : 2) * 0.95 * bytes / 1e9);
+    Rt::download_2d(q[0], back.data() + 3, ld * sizeof(double), dev.data(), rows * sizeof(double),
+                    rows * sizeof(double), cols);
+    Rt::fence(q[0]);
+    const auto after = Rt::counters();
+    EXPECT_EQ(after.copies_2d - before.copies_2d, 2);
+    EXPECT_EQ(after.pageable_copies_2d - before.pageable_copies_2d, registered ? 0 : 2);
+    for (std::size_t j : {std::size_t(0), std::size_t(1), cols - 1})
+      for (std::size_t i : {std::size_t(0), rows - 1}) {
+        EXPECT_EQ(dev[j * rows + i], double(j * ld + i + 7));
+        EXPECT_EQ(back[j * ld + i + 3], double(j * ld + i + 7));
+      }
+    EXPECT_EQ(back[2], -1.0) << "before the block";
+    EXPECT_EQ(back[rows + 3], -1.0) << "past a column of the block";
+    if (registered) {
+      Rt::unregister_host(host.data());
+      Rt::unregister_host(back.data());
+    }
+  }
+  Rt::destroy_event(s);
+  Rt::destroy_event(e);
 }

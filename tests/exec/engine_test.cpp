@@ -22,20 +22,29 @@ using namespace cuboid;
 namespace {
 
 // The processors with memory of their own run the same tests: "staged" (the staged backend)
-// and "emulated" (the device backend over the emulated device runtime). Test cases name
-// "staged" and "staged:N"; a parameterized test runs them with its parameter's kind instead.
+// and "emulated" (the device backend over the emulated device runtime), each copying straight
+// from and to the registered arrays, and with "_ring" through the staging ring only
+// (platform.register_host = false). Test cases name "staged" and "staged:N"; a parameterized
+// test runs them with its parameter's kind instead.
 std::string g_copying = "staged";
+bool g_register = true;
 
 class OnCopying : public ::testing::TestWithParam<const char*> {
  protected:
-  void SetUp() override { g_copying = GetParam(); }
-  void TearDown() override { g_copying = "staged"; }
+  void SetUp() override {
+    const std::string p = GetParam();
+    g_copying = p.substr(0, p.find('_'));
+    g_register = p.find("_ring") == std::string::npos;
+  }
+  void TearDown() override { g_copying = "staged", g_register = true; }
 };
 
 std::vector<platform::ProcessorSpec> resolve(std::vector<std::string> names) {
   for (auto& name : names)
     if (name.rfind("staged", 0) == 0) name = g_copying + name.substr(6);
-  return platform::resolve_processors(names, "test");
+  auto specs = platform::resolve_processors(names, "test");
+  for (auto& s : specs) s.register_host = g_register;
+  return specs;
 }
 
 bool copies(platform::ProcessorKind kind) {
@@ -792,5 +801,195 @@ TEST(Validate, RejectsACorruptedProduct) {
   EXPECT_FALSE(exec::validate(A, B, C0, C, 1.0, 0.5, 1).passed);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, OnCopying, ::testing::Values("staged", "emulated"),
+namespace {
+
+// op(X)(i, j) as stored.
+double op_at(const exec::HostMatrix<double>& X, char op, std::int64_t i, std::int64_t j) {
+  return op == 'N' ? X(i, j) : X(j, i);
+}
+
+// Runs C = 1.5 op(A) op(B) - 0.5 C on the host and one copying processor (`kind`, its
+// registration as `register_host` says; `alone`: without the host, so that no partial buffer
+// is needed) and checks C against a triple loop; returns the copying processor's figures,
+// summed over two runs.
+exec::WorkerStats run_direct(const std::string& kind, bool register_host,
+                             const exec::HostMatrix<double>& A, const exec::HostMatrix<double>& B,
+                             const exec::HostMatrix<double>& C, kokkos_ext::Ops ops,
+                             bool alone = false) {
+  const std::int64_t m = std::int64_t(C.extent(0)), n = std::int64_t(C.extent(1));
+  const std::int64_t k = std::int64_t(ops.a == 'N' ? A.extent(1) : A.extent(0));
+  auto specs = platform::resolve_processors({"host", kind}, "test");
+  if (alone) specs.erase(specs.begin());
+  specs.back().register_host = register_host;
+  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+  for (const auto& s : specs) workers.push_back(exec::make_worker<double>(s));
+  const std::int64_t tile = 16;
+  exec::PlanOptions o;
+  for (const auto& s : specs) {
+    o.buffer_cost.push_back(exec::buffer_cost(s, sizeof(double)));
+    // Streamed: several C blocks and k-panels.
+    o.budget_elements.push_back(s.kind == platform::ProcessorKind::host
+                                    ? 0
+                                    : 3 * tile * tile * 4 + o.buffer_cost.back().fixed);
+  }
+  const std::vector<double> speeds = alone ? std::vector<double>{1} : std::vector<double>{1, 2};
+  const auto plan =
+      exec::make_plan(partition::partition_tiles(
+                          partition::Algorithm::nrrp3d, partition::Discretization::precise, speeds,
+                          {(m + tile - 1) / tile, (n + tile - 1) / tile, (k + tile - 1) / tile}),
+                      m, n, k, tile, o);
+  exec::Engine<double> engine(std::move(workers));
+  engine.reserve(plan);
+  exec::HostMatrix<double> C0("C0", m, n);
+  Kokkos::deep_copy(C0, C);
+  exec::WorkerStats sum;
+  for (int run = 0; run < 2; ++run) {
+    Kokkos::deep_copy(C, C0);
+    const auto r = engine.run(plan, A, B, C, 1.5, -0.5, {}, ops);
+    const exec::WorkerStats& st = r.workers.back();
+    EXPECT_GT(st.steps, 0);
+    sum.direct_copies += st.direct_copies, sum.staged_copies += st.staged_copies;
+    sum.registrations += st.registrations;
+    sum.refused_registrations += st.refused_registrations;
+  }
+  double worst = 0;
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i) {
+      long double acc = 0;
+      for (std::int64_t l = 0; l < k; ++l)
+        acc += (long double)op_at(A, ops.a, i, l) * op_at(B, ops.b, l, j);
+      const double want = 1.5 * double(acc) - 0.5 * C0(i, j);
+      worst = std::max(worst, std::abs(C(i, j) - want));
+    }
+  EXPECT_LT(worst, 1e-12);
+  return sum;
+}
+
+exec::HostMatrix<double> random_matrix(const char* name, std::int64_t rows, std::int64_t cols,
+                                       exec::MatrixId id) {
+  exec::HostMatrix<double> M(std::string(name), rows, cols);
+  exec::fill_random(M, 23, id);
+  return M;
+}
+
+// A, B and C carved out of one buffer, pages apart: each is a registration of its own.
+struct Carved {
+  std::vector<double> buffer;
+  exec::HostMatrix<double> A, B, C;
+  Carved(std::int64_t m, std::int64_t n, std::int64_t k)
+      : buffer(std::size_t(m * k + k * n + m * n + 4 * 1024)) {
+    double* p = buffer.data() + 512;  // 4 KiB in: the allocation's first page stays apart
+    auto next = [&](const char* name, std::int64_t rows, std::int64_t cols, exec::MatrixId id) {
+      exec::HostMatrix<double> M(p, rows, cols);
+      exec::fill_random(M, 23, id);
+      p += rows * cols + 1024;  // two pages apart at least
+      (void)name;
+      return M;
+    };
+    A = next("A", m, k, exec::MatrixId::A);
+    B = next("B", k, n, exec::MatrixId::B);
+    C = next("C", m, n, exec::MatrixId::C);
+  }
+};
+
+}  // namespace
+
+// Every block travels as a 2-D copy straight from and to the caller's arrays (transposed
+// operands as stored, A with a leading dimension larger than its rows); nothing is staged, and
+// the emulated runtime saw only registered host memory and has nothing left registered after.
+TEST(Engine, CopyingProcessorsCopyStraightFromAndToRegisteredArrays) {
+  using Rt = exec::EmulatedRuntime;
+  const std::int64_t m = 72, n = 56, k = 88;
+  for (const char* kind : {"staged", "emulated"})
+    for (const kokkos_ext::Ops ops : {kokkos_ext::Ops{'N', 'N'}, kokkos_ext::Ops{'T', 'N'},
+                                      kokkos_ext::Ops{'N', 'T'}, kokkos_ext::Ops{'T', 'T'}}) {
+      SCOPED_TRACE(std::string(kind) + " " + ops.a + ops.b);
+      const std::int64_t ar = ops.a == 'N' ? m : k, ac = ops.a == 'N' ? k : m;
+      const auto Y = random_matrix("Y", ar + 5, ac, exec::MatrixId::A);
+      const exec::HostMatrix<double> A =
+          Kokkos::subview(Y, std::make_pair(std::int64_t(2), 2 + ar), Kokkos::ALL);
+      ASSERT_EQ(A.stride(1), ar + 5);
+      const auto B =
+          random_matrix("B", ops.b == 'N' ? k : n, ops.b == 'N' ? n : k, exec::MatrixId::B);
+      const auto C = random_matrix("C", m, n, exec::MatrixId::C);
+      const auto before = Rt::counters();
+      const exec::WorkerStats st = run_direct(kind, true, A, B, C, ops);
+      const auto after = Rt::counters();
+      EXPECT_GT(st.direct_copies, 0);
+      EXPECT_EQ(st.staged_copies, 0);
+      EXPECT_GT(st.registrations, 0);
+      EXPECT_EQ(st.refused_registrations, 0);
+      if (std::string(kind) == "emulated") {
+        EXPECT_EQ(after.copies_2d - before.copies_2d, st.direct_copies);
+        EXPECT_EQ(after.pageable_copies_2d, before.pageable_copies_2d);
+        EXPECT_EQ(after.registrations - before.registrations, st.registrations);
+        EXPECT_EQ(after.unregistrations - before.unregistrations, st.registrations);
+        EXPECT_EQ(after.registered_bytes, before.registered_bytes);
+      }
+    }
+}
+
+// A registration the runtime refuses leaves its ranges to the staging ring: every one refused,
+// or only the first (the other arrays then go straight); registration turned off stages all.
+TEST(Engine, RefusedOrDisabledRegistrationFallsBackToTheStagingRing) {
+  using Rt = exec::EmulatedRuntime;
+  const Carved x(64, 48, 80);
+  const auto &A = x.A, &B = x.B, &C = x.C;
+  Rt::fail_registrations(-1);
+  exec::WorkerStats st = run_direct("emulated", true, A, B, C, {});
+  Rt::fail_registrations(0);
+  EXPECT_GT(st.refused_registrations, 0);
+  EXPECT_EQ(st.registrations, 0);
+  EXPECT_EQ(st.direct_copies, 0);
+  EXPECT_GT(st.staged_copies, 0);
+  const auto before = Rt::counters();
+  Rt::fail_registrations(1);
+  st = run_direct("emulated", true, A, B, C, {});
+  Rt::fail_registrations(0);
+  EXPECT_EQ(st.refused_registrations, 1);
+  EXPECT_GT(st.registrations, 0);
+  EXPECT_GT(st.direct_copies, 0);
+  EXPECT_GT(st.staged_copies, 0);
+  EXPECT_EQ(Rt::counters().pageable_copies_2d, before.pageable_copies_2d);
+  for (const char* kind : {"staged", "emulated"}) {
+    st = run_direct(kind, false, A, B, C, {});
+    EXPECT_EQ(st.registrations + st.refused_registrations + st.direct_copies, 0) << kind;
+    EXPECT_GT(st.staged_copies, 0) << kind;
+  }
+}
+
+// A and B the same array, or overlapping column ranges of one array: the union is registered
+// once (a second registration of a page would be refused), and every copy goes straight.
+TEST(Engine, AliasedAndOverlappingOperandsAreRegisteredOnce) {
+  const std::int64_t k = 64, n = 48;
+  const auto X = random_matrix("X", k, k + n, exec::MatrixId::A);
+  const exec::HostMatrix<double> square = Kokkos::subview(X, Kokkos::ALL, std::make_pair(0L, k));
+  const exec::HostMatrix<double> shifted =
+      Kokkos::subview(X, Kokkos::ALL, std::make_pair(k / 2, k / 2 + n));
+  for (const bool same : {true, false}) {
+    SCOPED_TRACE(same ? "A = B" : "B overlaps A");
+    const auto C = random_matrix("C", k, same ? k : n, exec::MatrixId::C);
+    const auto st = run_direct("emulated", true, square, same ? square : shifted, C, {});
+    EXPECT_EQ(st.refused_registrations, 0);
+    EXPECT_GT(st.direct_copies, 0);
+    EXPECT_EQ(st.staged_copies, 0);
+  }
+}
+
+// Arrays the caller page-locked are used as they are: nothing registered or unregistered.
+TEST(Engine, ArraysPinnedAlreadyAreUsedAsTheyAre) {
+  using Rt = exec::EmulatedRuntime;
+  const Carved x(64, 48, 80);
+  ASSERT_TRUE(
+      Rt::register_host(const_cast<double*>(x.buffer.data()), x.buffer.size() * sizeof(double)));
+  const auto st = run_direct("emulated", true, x.A, x.B, x.C, {}, true);
+  EXPECT_EQ(st.registrations + st.refused_registrations, 0);
+  EXPECT_GT(st.direct_copies, 0);
+  EXPECT_EQ(st.staged_copies, 0);
+  EXPECT_TRUE(Rt::host_pinned(x.C.data())) << "still the caller's";
+  Rt::unregister_host(const_cast<double*>(x.buffer.data()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, OnCopying,
+                         ::testing::Values("staged", "emulated", "staged_ring", "emulated_ring"),
                          [](const auto& info) { return std::string(info.param); });
