@@ -141,7 +141,8 @@ exec::ProcessorRate copying_rate(const platform::ProcessorSpec& spec, double on_
   const std::string ko = platform::SpeedCache::key(spec, precision, at + "|d2h");
   std::optional<double> g, i, o;
   if (cache && !remeasure) i = cache->find(ki), o = cache->find(ko);
-  // The link is always measured: packing into the staging ring is real host work.
+  // The link is always measured, the way a run copies: straight from and to a registered
+  // matrix, or through the staging ring (packing is real host work) when registration is off.
   if (timing(spec))
     g = spec.emulated_gflops;
   else if (!device)
@@ -163,20 +164,21 @@ exec::ProcessorRate copying_rate(const platform::ProcessorSpec& spec, double on_
   if (!(*g > 0) || !(*i > 0) || !(*o > 0))
     throw Error(spec.name + ": calibration measured no GEMM rate or link (" +
                 fmt::format("{:g} GFLOP/s, {:g} and {:g} GB/s", *g, *i, *o) + ")");
+  const char* path =
+      spec.register_host ? "straight from a registered matrix" : "through the staging ring";
   if (timing(spec))
     progress << fmt::format(
         "calibrate: {} in timing mode: GEMM {:g} GFLOP/s (given), link {:.1f} GB/s in, {:.1f} "
-        "GB/s out through the staging ring at {:g} GB/s ({})\n",
-        spec.name, spec.emulated_gflops, *i, *o, spec.link_gbs, source);
+        "GB/s out {} at {:g} GB/s ({})\n",
+        spec.name, spec.emulated_gflops, *i, *o, path, spec.link_gbs, source);
   else if (device)
     progress << fmt::format(
         "calibrate: {} on its own memory: GEMM {:.0f} GFLOP/s ({}^3), link {:.1f} GB/s in, "
         "{:.1f} GB/s out ({})\n",
         spec.name, *g * shown_factor<Scalar>(), s, *i, *o, source);
   else
-    progress << fmt::format(
-        "calibrate: {} link {:.1f} GB/s in, {:.1f} GB/s out through its staging ring ({})\n",
-        spec.name, *i, *o, source);
+    progress << fmt::format("calibrate: {} link {:.1f} GB/s in, {:.1f} GB/s out {} ({})\n",
+                            spec.name, *i, *o, path, source);
   return exec::ProcessorRate{*g, *i, *o};
 }
 
