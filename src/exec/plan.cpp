@@ -112,7 +112,7 @@ struct PieceCut {
   std::int64_t l0 = 0, l1 = 0;
   int min_panels = 1;
   bool first = false;
-  PlanOptions::FillRate fill;  // its processor's (PlanOptions::fill)
+  PlanOptions::FillRate fill{};  // its processor's (PlanOptions::fill)
   double element_bytes = 8;
   // Elements x depth of its processor's pieces before it, and of all of them (coarse_head).
   double before = 0, total = 0;
