@@ -17,9 +17,6 @@ PinLease::PinLease(HostRegistry& registry, std::vector<ByteRange> wanted) : r_(&
   std::sort(wanted.begin(), wanted.end(),
             [](const ByteRange& a, const ByteRange& b) { return a.lo < b.lo; });
   // The union, in whole pages, each with the bytes actually wanted at its ends.
-  struct Span {
-    std::uintptr_t lo, hi, first, last;
-  };
   std::vector<Span> spans;
   for (const ByteRange& b : wanted) {
     const std::uintptr_t lo = b.lo / kPage * kPage, hi = (b.hi + kPage - 1) / kPage * kPage;
@@ -30,7 +27,16 @@ PinLease::PinLease(HostRegistry& registry, std::vector<ByteRange> wanted) : r_(&
       spans.push_back(Span{lo, hi, b.lo, b.hi});
     }
   }
-  HostRegistry& r = registry;
+  try {
+    acquire(spans);
+  } catch (...) {
+    release();  // what was registered before the failure
+    throw;
+  }
+}
+
+void PinLease::acquire(const std::vector<Span>& spans) {
+  HostRegistry& r = *r_;
   std::lock_guard<std::mutex> lock(r.m_);
   for (const Span& s : spans) {
     auto it = r.pieces_.lower_bound(s.lo);
@@ -42,28 +48,31 @@ PinLease::PinLease(HostRegistry& registry, std::vector<ByteRange> wanted) : r_(&
       usable_.push_back(ByteRange{s.first, s.last});
       continue;
     }
-    // Registers the gaps between the pieces already held, and takes a reference on each.
-    bool ok = true;
+    // Registers the gaps between the pieces already held and takes a reference on each. A copy
+    // is page-locked only within one registration: each piece is a usable range of its own.
     std::uintptr_t at = s.lo;
+    auto use = [&](std::uintptr_t lo, std::uintptr_t hi) {
+      usable_.push_back(ByteRange{std::max(lo, s.lo), std::min(hi, s.hi)});
+    };
     auto take = [&](std::uintptr_t lo, std::uintptr_t hi) {
       if (r.hooks_.register_host(reinterpret_cast<void*>(lo), std::size_t(hi - lo))) {
         r.pieces_[lo] = HostRegistry::Piece{hi, 1};
         held_.push_back(lo);
         ++registrations_;
         registered_bytes_ += double(hi - lo);
+        use(lo, hi);
       } else {
         ++refused_;
-        ok = false;
       }
     };
     for (; it != r.pieces_.end() && it->first < s.hi; ++it) {
       if (it->first > at) take(at, it->first);
       ++it->second.refs;
       held_.push_back(it->first);
+      use(it->first, it->second.hi);
       at = std::max(at, it->second.hi);
     }
     if (at < s.hi) take(at, s.hi);
-    if (ok) usable_.push_back(ByteRange{s.lo, s.hi});
   }
 }
 

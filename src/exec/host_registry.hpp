@@ -60,7 +60,8 @@ class PinLease {
   PinLease(const PinLease&) = delete;
   PinLease& operator=(const PinLease&) = delete;
 
-  // Whether [first, end) lies in one page-locked range of the lease.
+  // Whether [first, end) lies in one page-locked range of the lease (one registration: a copy
+  // across two is not known to be page-locked to the runtime).
   bool covers(const void* first, const void* end) const;
   int registrations() const { return registrations_; }  // runtime calls that succeeded
   int refused() const { return refused_; }              // runtime calls that failed
@@ -68,6 +69,12 @@ class PinLease {
   void release();
 
  private:
+  // A range of whole pages to page-lock, with the first and last bytes wanted in it.
+  struct Span {
+    std::uintptr_t lo, hi, first, last;
+  };
+  void acquire(const std::vector<Span>& spans);  // under the registry's lock
+
   HostRegistry* r_ = nullptr;
   std::vector<std::uintptr_t> held_;  // pieces it holds a reference on
   std::vector<ByteRange> usable_;     // sorted, disjoint

@@ -62,6 +62,20 @@ class HostWorker final : public Worker<Scalar> {
 
   // On the calling thread with the processor's threads (given back afterwards).
   double measure_gemm_rate(std::int64_t s, double max_seconds) override {
+    return with_operands(s, [&](const auto& A, const auto& B, const auto& C) {
+      return best_gemm_rate(space(), A, B, C, s, max_seconds);
+    });
+  }
+  double measure_gemm_rate_in(std::int64_t s, GemmWindow& window) override {
+    return with_operands(s, [&](const auto& A, const auto& B, const auto& C) {
+      return window_gemm_rate(space(), A, B, C, s, window);
+    });
+  }
+
+ private:
+  // `measure` on s x s operands, with the processor's threads.
+  template <class Measure>
+  double with_operands(std::int64_t s, const Measure& measure) {
     const ThreadCountScope threads(this->spec_.threads);
     auto operand = [s](const char* name, Scalar value) {
       HostMatrix<Scalar> M(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)), s,
@@ -72,10 +86,9 @@ class HostWorker final : public Worker<Scalar> {
     const auto A = operand("cuboid::calibrate::A", Scalar(0.5)),
                B = operand("cuboid::calibrate::B", Scalar(0.25)),
                C = operand("cuboid::calibrate::C", Scalar(0));
-    return best_gemm_rate(space(), A, B, C, s, max_seconds);
+    return measure(A, B, C);
   }
 
- private:
   template <class A, class B, class C>
   void gemm(const space& exec, int team, kokkos_ext::Ops ops, Scalar alpha, const A& a, const B& b,
             Scalar beta, const C& c) {

@@ -112,6 +112,8 @@ struct PieceCut {
   std::int64_t l0 = 0, l1 = 0;
   int min_panels = 1;
   bool first = false;
+  PlanOptions::FillRate fill{};  // its processor's (PlanOptions::fill)
+  double element_bytes = 8;
   // Elements x depth of its processor's pieces before it, and of all of them (coarse_head).
   double before = 0, total = 0;
 };
@@ -181,6 +183,42 @@ void serpentine(std::vector<Part>& parts) {
   }
 }
 
+// Re-cuts the first block's k-panels (its first parts, ascending) for the pipeline's fill, as
+// PlanOptions::fill says: one tile, then each panel deeper by the ratio of a panel's GEMM time
+// to its copy time, on tile boundaries, none deeper than `room` (elements of buffers, 0: no
+// limit) allows beside the block. False (nothing changed) without rates or where the ratio is
+// not above 1.
+bool fill_by_rates(const PieceCut& pc, std::int64_t tile, std::int64_t room, int c_blocks,
+                   std::vector<Part>& parts) {
+  if (!(pc.fill.gflops > 0 && pc.fill.link_gbs > 0)) return false;
+  const Rect c = std::get<0>(parts.front());
+  std::size_t e = 0;
+  while (e < parts.size() && std::get<0>(parts[e]) == c) ++e;
+  const std::int64_t l0 = std::get<1>(parts.front()), l1 = std::get<2>(parts[e - 1]);
+  // As split_for_budget sizes panels: both sides taken as the longer one.
+  std::int64_t cap = l1 - l0;
+  if (room > 0) {
+    const std::int64_t side = std::max(c.rows(), c.cols());
+    cap = std::max(tile, (room - c_blocks * c.rows() * c.cols()) / (4 * side) / tile * tile);
+  }
+  const double r = double(c.rows()), cc = double(c.cols());
+  const double ratio =
+      2.0 * r * cc * pc.fill.link_gbs / ((r + cc) * pc.element_bytes * pc.fill.gflops);
+  if (!(ratio > 1) || l1 - l0 <= tile) return false;
+  std::vector<Part> fill;
+  double want = double(tile);
+  for (std::int64_t l = l0; l < l1;) {
+    std::int64_t d = std::max(tile, std::int64_t(want / double(tile)) * tile);
+    d = std::min({d, cap, l1 - l});
+    fill.emplace_back(c, l, l + d);
+    l += d;
+    want = double(d) * ratio;
+  }
+  parts.erase(parts.begin(), parts.begin() + std::ptrdiff_t(e));
+  parts.insert(parts.begin(), fill.begin(), fill.end());
+  return true;
+}
+
 // A budget the steps' buffers must fit: budget elements, and what counts against them.
 struct BudgetLimit {
   std::int64_t budget = 0;
@@ -221,7 +259,9 @@ std::vector<std::vector<Part>> split_pieces(const std::vector<PieceCut>& pieces,
                          c_blocks, parts);
       // The first step's copies cannot overlap anything: a processor that overlaps copies
       // starts with a panel of one tile, so that less waits to fill the pipeline.
-      if (pc.first && pc.min_panels > 1 && !parts.empty()) {
+      // With the processor's rates, its first block is cut for the fill instead.
+      if (pc.first && pc.min_panels > 1 && !parts.empty() &&
+          !fill_by_rates(pc, tile, room, c_blocks, parts)) {
         auto [rect, a, z] = parts.front();
         if (z - a > tile) {
           parts.front() = std::make_tuple(rect, a, a + tile);
@@ -329,8 +369,11 @@ std::vector<PieceParts> split_zones(const std::vector<partition::TileZone>& zone
   for (int q = 0; q < p; ++q) {
     const int min_panels =
         q < int(options.min_panels.size()) ? options.min_panels[std::size_t(q)] : 1;
-    const std::vector<PieceCut> pieces =
-        pieces_of(zones[std::size_t(q)], min_panels, m, n, k, tile);
+    std::vector<PieceCut> pieces = pieces_of(zones[std::size_t(q)], min_panels, m, n, k, tile);
+    for (auto& pc : pieces) {
+      if (q < int(options.fill.size())) pc.fill = options.fill[std::size_t(q)];
+      pc.element_bytes = double(options.element_bytes);
+    }
     const BudgetLimit limit = budget_of(options, q);
     if (options.shared_steps) {
       all.insert(all.end(), pieces.begin(), pieces.end());

@@ -83,6 +83,17 @@ struct PlanOptions {
   std::vector<int> min_panels;
   // Per processor (BufferCost{} when absent): what counts against its budget.
   std::vector<BufferCost> buffer_cost;
+  // Per processor that copies, from the speed model (absent or 0: the first block's first step
+  // one tile deep, then its min_panels panels): its GEMM rate (GFLOP/s) and link in (GB/s). Its
+  // first block is then cut for the pipeline's fill instead: a first panel of one tile, and each
+  // next one as deep as the GEMM of the one before hides its copy -- deeper by the ratio
+  // 2 rows cols link / ((rows + cols) element_bytes rate) -- within what the budget gave each.
+  // A ratio not above 1 (the link bounds the block) keeps the default.
+  struct FillRate {
+    double gflops = 0, link_gbs = 0;
+  };
+  std::vector<FillRate> fill;
+  std::size_t element_bytes = 8;
   // Work stealing needs steps small enough to move and able to run anywhere:
   // - block_tiles > 0: every piece's C block is first cut into blocks of at most this many
   //   tiles a side (balanced, on tile boundaries), so that a zone is many chains of steps --

@@ -211,6 +211,19 @@ class StagedWorker final : public Worker<Scalar> {
 
   // On the calling thread with the processor's threads (given back afterwards).
   double measure_gemm_rate(std::int64_t s, double max_seconds) override {
+    return with_operands(s, [&](const Block& A, const Block& B, const Block& C) {
+      return best_gemm_rate(queues_.compute_space(), A, B, C, s, max_seconds);
+    });
+  }
+  double measure_gemm_rate_in(std::int64_t s, GemmWindow& window) override {
+    return with_operands(s, [&](const Block& A, const Block& B, const Block& C) {
+      return window_gemm_rate(queues_.compute_space(), A, B, C, s, window);
+    });
+  }
+
+  // `measure` on s x s operands in its own memory, with the processor's threads.
+  template <class Measure>
+  double with_operands(std::int64_t s, const Measure& measure) {
     const ThreadCountScope threads(this->spec_.threads);
     auto operand = [s](const char* name, Scalar value) {
       Buffer b(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)),
@@ -222,7 +235,7 @@ class StagedWorker final : public Worker<Scalar> {
                  b = operand("cuboid::calibrate::B", Scalar(0.25)),
                  c = operand("cuboid::calibrate::C", Scalar(0));
     const Block A(a.data(), s, s), B(b.data(), s, s), C(c.data(), s, s);
-    return best_gemm_rate(queues_.compute_space(), A, B, C, s, max_seconds);
+    return measure(A, B, C);
   }
 
   // In: a host matrix of `bytes` through upload() -- packing into the staging ring included, as

@@ -5,6 +5,7 @@
 // own execution-space instances, and overlaps the copies of the next step with the GEMM of
 // the current one (double buffering).
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -32,6 +33,15 @@ inline std::string step_args(const Step& s) {
   return "\"rows\": " + range(s.c.i0, s.c.i1) + ", \"cols\": " + range(s.c.j0, s.c.j1) +
          ", \"k\": " + range(s.l0, s.l1);
 }
+
+// Processors whose GEMM rates are measured together: each runs GEMMs until `stop`, and counts
+// only those that ended before it, so that every GEMM counted ran while all were busy (a best
+// of a few, or a fixed count each, would time some alone once a faster one stopped). `ready`
+// counts the processors that have timed two (or failed): the window closes after that.
+struct GemmWindow {
+  std::atomic<bool> stop{false};
+  std::atomic<int> ready{0};
+};
 
 struct WorkerStats {
   double busy_s = 0;  // time its GEMMs ran
@@ -86,6 +96,9 @@ class Worker {
   virtual WorkerStats execute(StepSource& source, const RunContext<Scalar>& ctx, double t0) = 0;
   // GEMM rate (GFLOP/s) on data in the processor's own memory, for an s x s x s product.
   virtual double measure_gemm_rate(std::int64_t s, double max_seconds) = 0;
+  // The same beside other processors measured at once (GemmWindow): s x s x s GEMMs back to
+  // back until the window closes, the rate over those that ended before it.
+  virtual double measure_gemm_rate_in(std::int64_t s, GemmWindow& window) = 0;
   // A processor that copies: GB/s of its link each way (host staging to its memory, back),
   // the best of a few copies of `bytes` through its own queues. {0, 0}: it works in place.
   struct Link {
@@ -124,6 +137,30 @@ double best_gemm_rate(const Space& space, const View& A, const View& B, const Vi
     best = std::max(best, 2.0 * double(s) * double(s) * double(s) / dt / 1e9);
   }
   return best;
+}
+
+// GEMM rate (GFLOP/s) of C = A*B on `space` for s x s views over `window` (GemmWindow): the
+// flops of the GEMMs that ended before it closed over their time (the last one's rate when
+// none did), after one untimed call that pays set-up costs.
+template <class Space, class View>
+double window_gemm_rate(const Space& space, const View& A, const View& B, const View& C,
+                        std::int64_t s, GemmWindow& window) {
+  using Scalar = typename View::non_const_value_type;
+  platform::gemm(space, Scalar(1), A, B, Scalar(0), C);
+  space.fence();
+  const double flops = 2.0 * double(s) * double(s) * double(s);
+  double counted = 0, seconds = 0, last = 0;
+  for (int reps = 1; !window.stop.load(); ++reps) {
+    const double t = now_seconds();
+    platform::gemm(space, Scalar(1), A, B, Scalar(0), C);
+    space.fence();
+    const double dt = now_seconds() - t;
+    last = flops / dt / 1e9;
+    if (reps == 2) ++window.ready;
+    if (window.stop.load()) break;  // ended after the window closed: not counted
+    counted += flops, seconds += dt;
+  }
+  return seconds > 0 ? counted / seconds / 1e9 : last;
 }
 
 // Sets the calling thread's OpenMP (and so OpenBLAS) thread count; no-op without OpenMP.

@@ -131,6 +131,12 @@ LocalPlan LocalMultiply<Scalar>::plan_one(const Product& product, const std::vec
   }
   exec::PlanOptions popt = o.plan;
   popt.budget_elements = budgets;
+  // With the speed model's rates, a copying processor's first block is cut for the fill.
+  popt.element_bytes = sizeof(Scalar);
+  popt.fill.clear();
+  for (const exec::ProcessorRate& r : o.rates)
+    popt.fill.push_back(r.copies() ? exec::PlanOptions::FillRate{r.gflops, r.h2d_gbs}
+                                   : exec::PlanOptions::FillRate{});
   popt.beta_is_zero = product.beta_is_zero;
   popt.beta_is_one = product.beta_is_one;
   const auto& p = product;

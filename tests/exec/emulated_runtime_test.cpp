@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include "exec/backends.hpp"
@@ -45,6 +47,25 @@ TEST(EmulatedRuntime, CalibrationMeasuresTheGivenLinkAndAGemmRate) {
     }
     EXPECT_GT(w->measure_gemm_rate(256, 0.05), 0.0);
   }
+}
+
+// Measured together (GemmWindow): each processor runs GEMMs until the window closes, which
+// happens only once every one has timed two; a rate comes back from each.
+TEST(EmulatedRuntime, GemmRatesMeasuredTogetherWaitForEveryProcessor) {
+  std::vector<std::unique_ptr<exec::Worker<double>>> workers;
+  for (const char* kind : {"host", "staged:0", "emulated:0"})
+    workers.push_back(
+        exec::make_worker<double>(platform::resolve_processors({kind}, "test").at(0)));
+  exec::GemmWindow window;
+  std::vector<double> rate(workers.size(), 0.0);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < workers.size(); ++i)
+    threads.emplace_back([&, i] { rate[i] = workers[i]->measure_gemm_rate_in(128, window); });
+  while (window.ready.load() < int(workers.size())) std::this_thread::yield();
+  EXPECT_EQ(window.ready.load(), 3);
+  window.stop = true;
+  for (auto& t : threads) t.join();
+  for (double r : rate) EXPECT_GT(r, 0.0);
 }
 
 TEST(EmulatedRuntime, EventsOrderStreamsAndAreRecordedAgain) {

@@ -89,7 +89,9 @@ TEST(HostRegistry, TwoLeasesShareWhatBothUseAndRegisterOnlyTheGap) {
     PinLease second(registry(), {range(4096, 16384)});
     EXPECT_EQ(second.registrations(), 1) << "only the pages the first lease does not hold";
     EXPECT_EQ(FakeRuntime::registered.size(), 2u);
-    EXPECT_TRUE(second.covers(at(4096), at(16384)));
+    EXPECT_TRUE(second.covers(at(4096), at(8192)));
+    EXPECT_TRUE(second.covers(at(8192), at(16384)));
+    EXPECT_FALSE(second.covers(at(4096), at(16384))) << "across two registrations";
   }
   // The second lease's own piece went; the shared one stays for the first.
   EXPECT_EQ(FakeRuntime::registered.size(), 1u);
@@ -118,6 +120,15 @@ TEST(HostRegistry, ARefusedRangeIsNotCoveredAndTheRestIs) {
     EXPECT_EQ(lease.registrations(), 1);
     EXPECT_FALSE(lease.covers(at(0), at(4096)));
     EXPECT_TRUE(lease.covers(at(65536), at(70000)));
+  }
+  {
+    // Refused beside a piece another lease holds: that piece stays usable.
+    PinLease first(registry(), {range(8192, 12288)});
+    FakeRuntime::refuse = 1;
+    PinLease second(registry(), {range(0, 12288)});
+    EXPECT_EQ(second.refused(), 1);
+    EXPECT_FALSE(second.covers(at(0), at(4096)));
+    EXPECT_TRUE(second.covers(at(8192), at(12288)));
   }
   EXPECT_TRUE(FakeRuntime::registered.empty());
   PinLease none;

@@ -86,3 +86,22 @@ TEST(Model, SplitKAddsTheReductionAndBadInputIsRefused) {
 }
 
 }  // namespace
+
+// The fill cut by the rates (PlanOptions::fill) is predicted no slower than the default first
+// step of one tile and min_panels panels, and faster where the default's second panel's copy
+// outlasts the first GEMM.
+TEST(Model, FillCutByTheRatesIsPredictedNoSlower) {
+  const std::int64_t n = 512, tile = 32;
+  const auto zones = partition::partition_tiles(
+      partition::Algorithm::nrrp3d, partition::Discretization::precise, {1.0}, {16, 16, 16});
+  const exec::ProcessorRate rate{32, 1, 1};  // GEMM/copy ratio of a panel: 2
+  auto predicted = [&](bool fill) {
+    exec::PlanOptions o;
+    o.beta_is_zero = true;
+    o.budget_elements = {0};
+    o.min_panels = {4};
+    if (fill) o.fill = {exec::PlanOptions::FillRate{rate.gflops, rate.h2d_gbs}};
+    return exec::predict(exec::make_plan(zones, n, n, n, tile, o), {rate}, 8).seconds[0];
+  };
+  EXPECT_LT(predicted(true), predicted(false));
+}

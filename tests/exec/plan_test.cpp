@@ -320,3 +320,31 @@ TEST(Plan, ConsecutiveBlocksShareAPanel) {
     EXPECT_GT(tail_blocks, 0) << "block_tiles " << g;
   }
 }
+
+// With a copying processor's rates, its first block is cut for the pipeline's fill: one tile,
+// then each k-panel deeper by the ratio of its GEMM time to its copy time (3 here: 2 r c link
+// over (r + c) element rate, r = c = 96, 8 bytes, 1 GB/s, 4 GFLOP/s), within the budget. A
+// ratio not above 1 keeps the one-tile first step and the min_panels panels.
+TEST(Plan, FirstBlockIsCutForTheFillByTheRates) {
+  const Problem p{96, 96, 320, 8};
+  const auto zones = partition::partition_tiles(
+      partition::Algorithm::slab, partition::Discretization::rounded, {1.0}, {12, 12, 40});
+  auto depths = [&](double gflops, std::int64_t budget) {
+    exec::PlanOptions o;
+    o.min_panels = {4};
+    o.budget_elements = {budget};
+    o.fill = {exec::PlanOptions::FillRate{gflops, 1.0}};
+    o.element_bytes = 8;
+    const auto plan = exec::make_plan(zones, p.m, p.n, p.k, p.tile, o);
+    check_plan(plan, p, false);
+    std::vector<std::int64_t> d;
+    for (const auto& s : plan.processors[0].steps) d.push_back(s.depth());
+    return d;
+  };
+  EXPECT_EQ(depths(4, 0), (std::vector<std::int64_t>{8, 24, 72, 216}));
+  // A budget that allows panels of 80 at most beside the block: the growth stops there.
+  const std::int64_t budget = 2 * 96 * 96 + 4 * 96 * 80;
+  EXPECT_EQ(depths(4, budget), (std::vector<std::int64_t>{8, 24, 72, 80, 80, 56}));
+  // The link bounds the block (ratio 1/2): the default cut.
+  EXPECT_EQ(depths(24, 0), (std::vector<std::int64_t>{8, 72, 80, 80, 80}));
+}

@@ -1,5 +1,5 @@
 // The rates of the flops+link model: which processors are priced by a GEMM rate and a link, that
-// the links are measured through the staging ring (so never above the link a processor is
+// the links are measured as a run copies (so never above the link a processor is
 // throttled to), that timing mode keeps its given GEMM rate, and that the cache answers a
 // second call without measuring.
 #include <gtest/gtest.h>
