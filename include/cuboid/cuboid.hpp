@@ -29,6 +29,9 @@ struct ContextOptions {
   // reproducible), and always direct below 2*128^3.
   double direct_below_flops = -1;
   bool reproducible = false;  // keep the first calibration's speeds for the context's life
+  // Processors that copy (staged, GPUs) page-lock the blocks of A, B and C they read and write
+  // for each call and copy straight from and to them; false: through a staging ring instead.
+  bool register_host = true;
 };
 
 // What the context did for its last call, for callers that report it.

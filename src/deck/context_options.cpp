@@ -24,6 +24,7 @@ EnvironmentOptions options_from_environment() {
     o.speeds = s.speeds;
     if (!s.use_speed_cache) o.speed_cache = "";
     o.memory_budget_mib = s.memory_budget_mib;
+    o.register_host = s.register_host;
     o.algorithm = s.algorithm;
     o.discretization = s.discretization;
   }

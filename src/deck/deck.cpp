@@ -741,6 +741,7 @@ ProductSettings product_settings(const Deck& d) {
   s.use_speed_cache = d.platform.use_speed_cache;
   s.link_model = !d.platform.speed_model_flops_only;
   s.memory_budget_mib = d.platform.memory_budget_mib;
+  s.register_host = d.platform.register_host;
   s.algorithm = std::string(partition::to_string(d.partition.algorithm));
   s.discretization = std::string(partition::to_string(d.partition.discretization));
   // Across ranks "auto" is the default: a fixed algorithm is a choice the deck must make.

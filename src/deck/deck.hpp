@@ -133,6 +133,7 @@ struct ProductSettings {
   bool use_speed_cache = true;
   bool link_model = true;  // platform.speed_model = "flops+link"
   double memory_budget_mib = 0;
+  bool register_host = true;              // platform.register_host
   std::string algorithm, discretization;  // the processors' partition (names)
   // The ranks' partition: "auto" (the traffic model chooses) unless the deck names an algorithm.
   std::string rank_algorithm = "auto";

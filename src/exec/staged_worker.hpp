@@ -511,7 +511,7 @@ class StagedWorker final : public Worker<Scalar> {
       // Already in its home once its copy is done: the host waits for that only (its slot, or
       // the old C a later step brings in, may be touched next).
       trace::Span waited({this->spec_.name, "host"}, "wait for direct drain");
-      Queues::sync(pd.chunks[0].done);
+      CUBOID_WAIT("c-after-direct-drain", Queues::sync(pd.chunks[0].done));
       pd.active = false;
       return;
     }

@@ -399,6 +399,7 @@ Context::Context(const ContextOptions& options) : impl_(std::make_unique<Impl>()
   } catch (const Error& e) {
     throw KeyedError("processors", e.what());
   }
+  for (auto& s : x.specs) s.register_host = options.register_host;
   if (!options.speeds.empty() && options.speeds.size() != x.specs.size())
     throw KeyedError("speeds", std::to_string(options.speeds.size()) + " speeds for " +
                                    std::to_string(x.specs.size()) + " processors");

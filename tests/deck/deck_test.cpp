@@ -365,11 +365,13 @@ TEST(Deck, ProductSettingsFollowTheDeck) {
   EXPECT_TRUE(d.processors.empty());
   EXPECT_TRUE(d.speeds.empty());  // measured (or cached)
   EXPECT_TRUE(d.use_speed_cache);
+  EXPECT_TRUE(d.register_host);
   EXPECT_EQ(d.rank_algorithm, "auto");  // across ranks the traffic model chooses by default
   EXPECT_EQ(d.algorithm, "nrrp3d");
   const Deck given = parse_deck(
       "[platform]\nprocessors = [\"host\", \"staged\"]\nspeeds = [2.0, 1.0]\n"
-      "memory_budget_mib = 64.0\nspeed_model = \"flops\"\n[partition]\nalgorithm = \"grid\"\n"
+      "memory_budget_mib = 64.0\nspeed_model = \"flops\"\nregister_host = false\n"
+      "[partition]\nalgorithm = \"grid\"\n"
       "[mpi]\nrank_speeds = [1.0, 0.5]\nbandwidth_gbs = 3.0\nmemory_limit_mib = 100.0\n",
       "given.toml");
   const ProductSettings s = product_settings(given);
@@ -377,6 +379,7 @@ TEST(Deck, ProductSettingsFollowTheDeck) {
   EXPECT_EQ(s.speeds, (std::vector<double>{2.0, 1.0}));
   EXPECT_FALSE(s.link_model);
   EXPECT_DOUBLE_EQ(s.memory_budget_mib, 64.0);
+  EXPECT_FALSE(s.register_host);
   EXPECT_EQ(s.algorithm, "grid");
   EXPECT_EQ(s.rank_algorithm, "grid");  // named by the deck: used across ranks too
   EXPECT_EQ(s.rank_speeds, (std::vector<double>{1.0, 0.5}));

@@ -96,6 +96,26 @@ TEST(Context, MultipliesSubMatricesThroughThePartition) {
   }
 }
 
+// Copying straight from and to the caller's (padded) arrays, or through the staging ring: the
+// same product either way, on the staged and the emulated processor.
+TEST(Context, RegistrationOnOrOffGivesTheProduct) {
+  for (const char* copying : {"staged", "emulated:0"})
+    for (const bool registered : {true, false}) {
+      SCOPED_TRACE(std::string(copying) + (registered ? " registered" : " staging ring"));
+      cuboid::ContextOptions o = two_processors();
+      o.processors = {"host", copying};
+      o.register_host = registered;
+      cuboid::Context ctx(o);
+      Problem p(150, 130, 170, 7, 5u, Op::transpose);
+      const auto C0 = p.C;
+      ctx.gemm(Op::transpose, Op::none, 150, 130, 170, 1.5, p.A.data(), p.lda, p.B.data(), p.ldb,
+               -0.5, p.C.data(), p.ldc);
+      bool kept = false;
+      EXPECT_LT(error_of(p, C0, p.C, 1.5, -0.5, kept), 1e-12 * 170);
+      EXPECT_TRUE(kept);
+    }
+}
+
 // Every op pair, through the partition and the direct path, on padded sub-matrices.
 TEST(Context, EveryOpPairOnSubMatrices) {
   cuboid::ContextOptions partitioned = two_processors(), direct = two_processors();
