@@ -331,8 +331,8 @@ TEST(Plan, FirstBlockIsCutForTheFillByTheRates) {
       partition::Algorithm::slab, partition::Discretization::rounded, {1.0}, {12, 12, 40});
   auto depths = [&](double gflops, std::int64_t budget) {
     exec::PlanOptions o;
-    o.min_panels = {4};
-    o.budget_elements = {budget};
+    o.min_panels.assign(1, 4);
+    o.budget_elements.assign(1, budget);
     o.fill = {exec::PlanOptions::FillRate{gflops, 1.0}};
     o.element_bytes = 8;
     const auto plan = exec::make_plan(zones, p.m, p.n, p.k, p.tile, o);
