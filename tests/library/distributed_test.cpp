@@ -362,7 +362,9 @@ TEST(Distributed, SubCommunicatorsAndRepeatedCalls) {
   MPI_Comm_free(&half);
 }
 
-TEST(Distributed, CInterface) {
+// A C context on the host at a given speed (no calibration); null, with the reason printed, if
+// it cannot be made.
+cuboid_context* c_context() {
   cuboid_options o;
   cuboid_options_init(&o);
   o.processors = "host";
@@ -370,7 +372,14 @@ TEST(Distributed, CInterface) {
   o.speeds = &speed, o.speed_count = 1, o.speed_cache = "";
   cuboid_context* context = nullptr;
   char message[256];
-  ASSERT_EQ(cuboid_create(&o, &context, message, sizeof message), CUBOID_SUCCESS) << message;
+  if (cuboid_create(&o, &context, message, sizeof message) != CUBOID_SUCCESS)
+    ADD_FAILURE() << message;
+  return context;
+}
+
+TEST(Distributed, CInterface) {
+  cuboid_context* context = c_context();
+  ASSERT_NE(context, nullptr);
   const int P = size_of(MPI_COMM_WORLD), me = rank_of(MPI_COMM_WORLD);
   const cuboid_block_cyclic layout{0, 0, 20, {0, 0}, {0, 0}, {0, 0}};
   cuboid::BlockCyclicLayout same{0, 0, 20};
@@ -426,14 +435,8 @@ TEST(Distributed, CInterface) {
 // The progress counters reach C: with pieces above the inline size every rank polls MPI while
 // its processors compute (as the C++ report says in EveryRankDrivesMpiWhileItComputes).
 TEST(Distributed, CReportsProgressWhileComputing) {
-  cuboid_options o;
-  cuboid_options_init(&o);
-  o.processors = "host";
-  const double speed = 1;
-  o.speeds = &speed, o.speed_count = 1, o.speed_cache = "";
-  cuboid_context* context = nullptr;
-  char message[256];
-  ASSERT_EQ(cuboid_create(&o, &context, message, sizeof message), CUBOID_SUCCESS) << message;
+  cuboid_context* context = c_context();
+  ASSERT_NE(context, nullptr);
   const int P = size_of(MPI_COMM_WORLD), me = rank_of(MPI_COMM_WORLD);
   const cuboid_block_cyclic layout{0, 0, 64, {0, 0}, {0, 0}, {0, 0}};
   int gr = 0, gc = 0;
