@@ -67,7 +67,9 @@ TEST(Distribution, FirstBlockOnAnyProcess) {
   const Distribution d = block_cyclic_distribution(m, n, k, block, g, false, false, first);
   const std::pair<const MatrixDist*, FirstProcess> mats[] = {
       {&d.a, first.a}, {&d.b, first.b}, {&d.c, first.c}};
-  for (const auto& [md, f] : mats) {
+  for (const auto& [dist, f] : mats) {
+    // A copy the lambda below may capture (capturing a structured binding is C++20).
+    const MatrixDist* md = dist;
     const BlockCyclic& L = md->block_cyclic();
     EXPECT_TRUE(L.first() == f);
     std::vector<std::int64_t> owned(std::size_t(g.size()), 0);
