@@ -98,6 +98,59 @@ class StagedWorker final : public Worker<Scalar> {
     return b * sizeof(Scalar);
   }
 
+  // The step's GEMM on the compute lane, on the last panels and C slot `cs`; the event it
+  // records, after which the panels may be refilled and the source hears of the flops.
+  Event issue_gemm(StepSource& source, const StepRef& cur, int cs, const RunContext<Scalar>& ctx) {
+    const Step& step = *cur.step;
+    const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
+                        : step.beta == BetaUse::zero ? Scalar(0)
+                                                     : ctx.beta;
+    Panels &pa = panels_[0], &pb = panels_[1];
+    // The panels as stored: a transposed A arrives depth x rows, a transposed B cols x depth.
+    const bool ta = ctx.ops.a != 'N', tb = ctx.ops.b != 'N';
+    const ConstBlock a(pa.buf[pa.last].data(), ta ? step.depth() : step.c.rows(),
+                       ta ? step.c.rows() : step.depth());
+    const ConstBlock b(pb.buf[pb.last].data(), tb ? step.c.cols() : step.depth(),
+                       tb ? step.depth() : step.c.cols());
+    const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
+    const int team = ctx.teams.empty() ? gemm_team(this->spec_) : ctx.teams[std::size_t(cur.owner)];
+    queues_.gemm(team, ctx.ops, ctx.alpha, a, b, beta, c);
+    const Event done = queues_.record(lane_compute);
+    pa.read[pa.last] = pb.read[pb.last] = done;
+    queues_.then(lane_compute, done, [&source, f = step.flops()] { source.done(f); });
+    return done;
+  }
+
+  // A step that ends its C block: once its GEMM is done, C slot `cs` drains to its home, straight
+  // where the home is page-locked, else through the staging chunks the host unpacks.
+  void issue_c_out(const Step& step, int cs, Event done, bool stolen, const RunContext<Scalar>& ctx,
+                   WorkerStats& st) {
+    CUBOID_WAIT("restage-after-unpack", complete_drain(cs, ctx));
+    CUBOID_WAIT("drain-after-gemm", queues_.wait(lane_out, done));
+    const std::int64_t rows = step.c.rows(), cols = step.c.cols();
+    Pending& pd = pending_[cs];
+    pd = Pending{true, step, {}, 0, false};
+    const auto [home, i_off, j_off] = c_home(step, ctx);
+    const std::int64_t hi0 = step.c.i0 - i_off, hj0 = step.c.j0 - j_off;
+    if (direct(home, hi0, hi0 + rows, hj0, hj0 + cols)) {
+      // Straight into its home: nothing to unpack.
+      queues_.download_2d(lane_out, &home(hi0, hj0), pitch_of(home), c_buf_[cs].data(),
+                          std::size_t(rows) * sizeof(Scalar), std::size_t(rows) * sizeof(Scalar),
+                          std::size_t(cols));
+      pd.direct = true;
+      pd.n = 1;
+      pd.chunks[0] = Chunk{queues_.record(lane_out), 0, cols};
+      ++st.direct_copies;
+    } else {
+      pd.n = issue_drain(c_stage_[cs].data(), c_buf_[cs].data(), rows, cols, pd.chunks);
+      st.staged_copies += pd.n;
+    }
+    drained_[cs] = pd.chunks[std::size_t(pd.n - 1)].done;  // the lane is in order
+    const std::size_t bytes = std::size_t(rows * cols) * sizeof(Scalar);
+    st.d2h_bytes += double(bytes);
+    if (stolen) st.steal_bytes += double(bytes);
+  }
+
   WorkerStats execute(StepSource& source, const RunContext<Scalar>& ctx, double t0) override {
     kokkos_ext::ScopedRegion region("cuboid::exec::staged[" + this->spec_.name + "]");
     WorkerStats st;
@@ -146,52 +199,11 @@ class StagedWorker final : public Worker<Scalar> {
       // A block the GEMM overwrites (no old C) must first have left the slot.
       const bool overwrites = new_block && !step.c_in;
       if (overwrites) CUBOID_WAIT("gemm-after-drain", queues_.wait(lane_compute, drained_[cs]));
-      const Scalar beta = step.beta == BetaUse::one    ? Scalar(1)
-                          : step.beta == BetaUse::zero ? Scalar(0)
-                                                       : ctx.beta;
-      Panels &pa = panels_[0], &pb = panels_[1];
-      // The panels as stored: a transposed A arrives depth x rows, a transposed B cols x depth.
-      const bool ta = ctx.ops.a != 'N', tb = ctx.ops.b != 'N';
-      const ConstBlock a(pa.buf[pa.last].data(), ta ? step.depth() : step.c.rows(),
-                         ta ? step.c.rows() : step.depth());
-      const ConstBlock b(pb.buf[pb.last].data(), tb ? step.c.cols() : step.depth(),
-                         tb ? step.depth() : step.c.cols());
-      const Block c(c_buf_[cs].data(), step.c.rows(), step.c.cols());
-      const int team =
-          ctx.teams.empty() ? gemm_team(this->spec_) : ctx.teams[std::size_t(cur.owner)];
-      queues_.gemm(team, ctx.ops, ctx.alpha, a, b, beta, c);
-      const Event done = queues_.record(lane_compute);
-      pa.read[pa.last] = pb.read[pb.last] = done;
-      queues_.then(lane_compute, done, [&source, f = step.flops()] { source.done(f); });
+      const Event done = issue_gemm(source, cur, cs, ctx);
       st.flops += step.flops();
       ++st.steps;
 
-      if (step.c_out) {
-        CUBOID_WAIT("restage-after-unpack", complete_drain(cs, ctx));
-        CUBOID_WAIT("drain-after-gemm", queues_.wait(lane_out, done));
-        const std::int64_t rows = step.c.rows(), cols = step.c.cols();
-        Pending& pd = pending_[cs];
-        pd = Pending{true, step, {}, 0, false};
-        const auto [home, i_off, j_off] = c_home(step, ctx);
-        const std::int64_t hi0 = step.c.i0 - i_off, hj0 = step.c.j0 - j_off;
-        if (direct(home, hi0, hi0 + rows, hj0, hj0 + cols)) {
-          // Straight into its home: nothing to unpack.
-          queues_.download_2d(lane_out, &home(hi0, hj0), pitch_of(home), c_buf_[cs].data(),
-                              std::size_t(rows) * sizeof(Scalar),
-                              std::size_t(rows) * sizeof(Scalar), std::size_t(cols));
-          pd.direct = true;
-          pd.n = 1;
-          pd.chunks[0] = Chunk{queues_.record(lane_out), 0, cols};
-          ++st.direct_copies;
-        } else {
-          pd.n = issue_drain(c_stage_[cs].data(), c_buf_[cs].data(), rows, cols, pd.chunks);
-          st.staged_copies += pd.n;
-        }
-        drained_[cs] = pd.chunks[std::size_t(pd.n - 1)].done;  // the lane is in order
-        const std::size_t bytes = std::size_t(rows * cols) * sizeof(Scalar);
-        st.d2h_bytes += double(bytes);
-        if (cur.stolen) st.steal_bytes += double(bytes);
-      }
+      if (step.c_out) issue_c_out(step, cs, done, cur.stolen, ctx, st);
       StepRef next;
       queues_.poll();  // what stealing knows of this processor's progress
       if (!source.next(next)) break;
