@@ -55,9 +55,6 @@ struct FirstProcess {
 // The first processes of the three matrices of a product, as stored.
 struct FirstProcesses {
   FirstProcess a, b, c;
-  bool at_origin() const {
-    return a == FirstProcess{} && b == FirstProcess{} && c == FirstProcess{};
-  }
 };
 
 class BlockCyclic {

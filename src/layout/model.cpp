@@ -44,8 +44,10 @@ class OwnerCounter {
       : d_(d), rows_(rows), cols_(cols) {
     if (d.kind() != MatrixDist::Kind::block_cyclic) return;
     const BlockCyclic& L = d.block_cyclic();
-    row_prefix_ = prefix(rows, L.row_block(), L.grid().rows, L.first().row);
-    col_prefix_ = prefix(cols, L.col_block(), L.grid().cols, L.first().col);
+    row_prefix_ =
+        prefix(rows, L.row_block(), L.grid().rows, [&L](int p) { return L.row_offset(p); });
+    col_prefix_ =
+        prefix(cols, L.col_block(), L.grid().cols, [&L](int q) { return L.col_offset(q); });
   }
 
   template <class F>
@@ -71,16 +73,18 @@ class OwnerCounter {
   }
 
  private:
-  // Indexed by process coordinate; NUMROC counts from the first block's (`source`).
+  // Indexed by process coordinate; NUMROC counts from the first block's (`offset` of a
+  // coordinate: BlockCyclic::row_offset or col_offset).
+  template <class Offset>
   static std::vector<std::vector<std::int64_t>> prefix(const AxisOrder& a, std::int64_t nb,
-                                                       int nprocs, int source) {
+                                                       int nprocs, const Offset& offset) {
     std::vector<std::vector<std::int64_t>> out(std::size_t(nprocs),
                                                std::vector<std::int64_t>(a.tiles.size() + 1, 0));
     for (std::int64_t x = 0; x < a.size(); ++x)
       for (int p = 0; p < nprocs; ++p)
         out[std::size_t(p)][std::size_t(x) + 1] =
             out[std::size_t(p)][std::size_t(x)] +
-            owned_in_range(a.lo(x), a.hi(x), nb, (p - source + nprocs) % nprocs, nprocs);
+            owned_in_range(a.lo(x), a.hi(x), nb, offset(p), nprocs);
     return out;
   }
   const MatrixDist& d_;
