@@ -27,30 +27,46 @@ exec::Rect input_tile(const TileOrder& o, const Distribution& d, bool is_a, std:
   return is_a ? a_tile(o, d, x, y) : b_tile(o, d, y, x);
 }
 
-// True when `rank` owns every element of the box's A and B.
-bool owns_inputs(const TileOrder& o, const Distribution& d, const partition::TileBox& b, int rank) {
-  bool all = true;
-  auto mine = [&](const exec::Rect&, int owner) { all = all && owner == rank; };
-  for (std::int64_t y = b.lo[2]; y < b.hi[2] && all; ++y) {
-    for (std::int64_t x = b.lo[0]; x < b.hi[0] && all; ++x)
-      d.a.for_each_piece(a_tile(o, d, x, y), mine);
-    for (std::int64_t x = b.lo[1]; x < b.hi[1] && all; ++x)
-      d.b.for_each_piece(b_tile(o, d, y, x), mine);
+// The elements of the box's A and B that `rank` owns, and how many there are in all.
+std::pair<double, double> owned_inputs(const TileOrder& o, const Distribution& d,
+                                       const partition::TileBox& b, int rank) {
+  double mine = 0, all = 0;
+  auto count = [&](const exec::Rect& r, int owner) {
+    const double e = double(r.rows()) * double(r.cols());
+    all += e;
+    if (owner == rank) mine += e;
+  };
+  for (std::int64_t y = b.lo[2]; y < b.hi[2]; ++y) {
+    for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x) d.a.for_each_piece(a_tile(o, d, x, y), count);
+    for (std::int64_t x = b.lo[1]; x < b.hi[1]; ++x) d.b.for_each_piece(b_tile(o, d, y, x), count);
   }
-  return all;
+  return {mine, all};
 }
 
 // The pieces of a rank's zone: k-slabs of each box, or the whole box when the rank owns all of
-// its inputs (then there is nothing to wait for, and one GEMM per box is fastest).
+// its inputs (then there is nothing to wait for, and one GEMM per box is fastest). A box's slabs
+// run those with more of their inputs on the rank first (ties in k order): with one thread
+// per rank, the first slab's wait is what the exchange cannot hide, and a slab read from the
+// local arrays has none, while the other slabs' parts arrive. The box's first piece in that
+// order starts its partial C.
 std::vector<Piece> pieces_for(const TileOrder& o, const Distribution& d,
                               const partition::TileZone& zone, int rank, int slabs_per_box) {
   std::vector<Piece> out;
   int index = 0;
   for (const auto& b : zone) {
     if (b.empty()) continue;
-    const int slabs = owns_inputs(o, d, b, rank) ? 1 : slabs_per_box;
-    for (Piece p : pieces_of({b}, slabs)) {
+    const auto [mine, all] = owned_inputs(o, d, b, rank);
+    std::vector<Piece> slabs = pieces_of({b}, mine == all ? 1 : slabs_per_box);
+    std::vector<double> owned;
+    for (const Piece& p : slabs) owned.push_back(owned_inputs(o, d, p.box, rank).first);
+    std::vector<std::size_t> by(slabs.size());
+    for (std::size_t s = 0; s < by.size(); ++s) by[s] = s;
+    std::stable_sort(by.begin(), by.end(),
+                     [&](std::size_t x, std::size_t y) { return owned[x] > owned[y]; });
+    for (std::size_t s = 0; s < by.size(); ++s) {
+      Piece p = slabs[by[s]];
       p.box_index = index;
+      p.first_of_box = s == 0;
       out.push_back(p);
     }
     ++index;

@@ -11,10 +11,11 @@
 // its local arrays in place.
 //
 // Inputs. A rank's zone is cut into pieces (k-slabs of its boxes, strategy.hpp; a box whose A
-// and B the rank owns entirely is one piece: there is nothing to wait for). Piece s is "stage"
-// s: the A and B tiles it needs that no earlier piece needed arrive in the stage-s messages
-// (tag s), one message per (owner, stage) holding the owner's parts of those tiles, A then B,
-// in the order both sides enumerate (MatrixDist::for_each_piece). A received part is unpacked
+// and B the rank owns entirely is one piece: there is nothing to wait for; a box's slabs with
+// more of their inputs on the rank run before the others, so that the first waits least). Piece s
+// is "stage" s: the A and B tiles it needs that no earlier piece needed arrive in the stage-s
+// messages (tag s), one message per (owner, stage) holding the owner's parts of those tiles, A then
+// B, in the order both sides enumerate (MatrixDist::for_each_piece). A received part is unpacked
 // straight into the panel of the piece that needs it first; only tiles a later piece needs
 // again are carried, and each is freed after its last use. Tiles a rank owns are copied from
 // its local array into the panel, or not at all when the panel is the local array itself.

@@ -305,6 +305,58 @@ TEST(CommPlan, EveryTileTaskIsInExactlyOneRanksPieces) {
   });
 }
 
+std::int64_t owned_count(const MatrixDist& d, int rank, const std::vector<std::int64_t>& rows,
+                         const std::vector<std::int64_t>& cols) {
+  std::int64_t n = 0;
+  for (std::int64_t gj : cols)
+    for (std::int64_t gi : rows) n += d.owner(gi, gj) == rank;
+  return n;
+}
+
+// A box's slabs run those with more of their A and B elements on the rank first, k ascending
+// among equals: with one thread per rank only the first slab's wait cannot be hidden.
+TEST(CommPlan, SlabsWithMoreOfTheirInputsOnTheRankRunFirst) {
+  int reordered = 0;
+  for_each_case([&](const Problem& p, int, const std::vector<CommPlan>& plans) {
+    for (std::size_t r = 0; r < plans.size(); ++r) {
+      std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> per_box;  // owned, k
+      for (const Piece& piece : plans[r].pieces) {
+        const TileBox& b = piece.box;
+        const auto i = panel_axis(p.order.i, b.lo[0], b.hi[0]),
+                   j = panel_axis(p.order.j, b.lo[1], b.hi[1]),
+                   l = panel_axis(p.order.k, b.lo[2], b.hi[2]);
+        const auto [ar, ac] = stored_a(p, i, l);
+        const auto [br, bc] = stored_b(p, l, j);
+        per_box[piece.box_index].push_back(
+            {owned_count(p.dist.a, int(r), ar, ac) + owned_count(p.dist.b, int(r), br, bc),
+             b.lo[2]});
+      }
+      for (const auto& [index, slabs] : per_box) {
+        for (std::size_t s = 1; s < slabs.size(); ++s) {
+          EXPECT_GE(slabs[s - 1].first, slabs[s].first) << "rank " << r << " box " << index;
+          if (slabs[s - 1].first == slabs[s].first) {
+            EXPECT_LT(slabs[s - 1].second, slabs[s].second) << "rank " << r << " box " << index;
+          }
+          reordered += slabs[s - 1].second > slabs[s].second;
+        }
+      }
+    }
+  });
+  // The process grid on 1 x 2 (C stays, A's k blocks split): rank 1's own blocks come after rank
+  // 0's in k, and it starts with them.
+  EXPECT_GT(reordered, 0) << "no case ran a later slab first: the order is not exercised";
+  const Problem p = chosen(64, 64, 64, 8, 8, {1, 1}, false, true);
+  const std::vector<CommPlan> plans = plans_of(p, 4);
+  ASSERT_GT(plans[1].pieces.size(), 1u) << p.name;
+  const TileBox& first = plans[1].pieces.front().box;
+  const auto i = panel_axis(p.order.i, first.lo[0], first.hi[0]),
+             j = panel_axis(p.order.j, first.lo[1], first.hi[1]),
+             l = panel_axis(p.order.k, first.lo[2], first.hi[2]);
+  EXPECT_TRUE(owns_all(p.dist.a, 1, i, l) && owns_all(p.dist.b, 1, l, j))
+      << p.name << ": rank 1's first slab waits for another rank";
+  EXPECT_TRUE(plans[1].incoming.front().empty()) << p.name << ": stage 0 receives";
+}
+
 TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
   int a_in = 0, b_in = 0, c_in = 0, at_in = 0, bt_in = 0;
   for_each_case([&](const Problem& p, int, const std::vector<CommPlan>& plans) {
