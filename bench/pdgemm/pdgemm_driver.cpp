@@ -6,6 +6,11 @@
 //
 //   mpirun -np 4 build/bin/cuboid-pdgemm --m 4096 --n 4096 --k 4096 --block 256 [--panel 256]
 //
+// --engine door, with libcuboid_pxgemm.so preloaded, times the program's pdgemm_ (cuboid's door)
+// and ScaLAPACK's own routine (taken from the library that defines its pilaenv_) alternately in
+// one program, each on its own C and each validated: the cost of the door itself, free of the
+// placement that makes separate runs bimodal.
+//
 // PBLAS cuts k into panels of pilaenv_() columns (32 in Debian's ScaLAPACK: PBLAS/SRC/pilaenv.f
 // returns 32 for every precision). This program defines pilaenv_ itself, so the library's calls
 // land here (it is called through the PLT); --panel W returns W, otherwise the library's own
@@ -138,6 +143,25 @@ Pilaenv library_pilaenv() {
   return f;
 }
 
+// ScaLAPACK's own p?gemm_, from the library that defines its pilaenv_, whatever a preloaded
+// library puts in front of it under the same name (--engine door); null when not found.
+template <class T>
+using Pgemm = void (*)(const char*, const char*, const int*, const int*, const int*, const T*,
+                       const T*, const int*, const int*, const int*, const T*, const int*,
+                       const int*, const int*, const T*, T*, const int*, const int*, const int*);
+template <class T>
+Pgemm<T> scalapack_own_pgemm() {
+  Dl_info info{};
+  if (!library_pilaenv() || !dladdr(reinterpret_cast<void*>(library_pilaenv()), &info) ||
+      !info.dli_fname)
+    return nullptr;
+  void* lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!lib) return nullptr;
+  void* f = dlsym(lib, std::is_same_v<T, double> ? "pdgemm_" : "pzgemm_");
+  dlclose(lib);  // RTLD_NOLOAD took a reference to a library the program keeps loaded
+  return reinterpret_cast<Pgemm<T>>(f);
+}
+
 }  // namespace
 
 // PBLAS asks this for its k-panel width (the logical block size of its algorithms).
@@ -168,7 +192,8 @@ struct Options {
   double perturb = 0;
   std::string json;
   // "pdgemm"; with the library, "cuboid" (its distributed entry on the same local arrays) or
-  // "both" (each repetition runs the two, in alternating order).
+  // "both" (each repetition runs the two, in alternating order); "door": the program's pdgemm_
+  // (libcuboid_pxgemm.so's, preloaded) alternating with ScaLAPACK's own routine.
   std::string engine = "pdgemm";
   std::string processors = "host";  // the cuboid context's processors, comma-separated
   char type = 'd';                  // d: pdgemm_ on doubles, z: pzgemm_ on complex doubles
@@ -416,10 +441,24 @@ int run(const Options& o, int rank, int P) {
   fill(C0, o.seed, exec::MatrixId::C, rank);
 
   const int total = o.warmup + o.repetitions;
-  const bool run_pdgemm = o.engine != "cuboid", run_cuboid = o.engine != "pdgemm";
+  const bool run_pdgemm = o.engine != "cuboid";
+  const bool run_cuboid = o.engine == "cuboid" || o.engine == "both", door = o.engine == "door";
+  // The door's or the library's product goes into its own C, timed in slowest_cuboid.
+  Local<T> Cc;
+  Pgemm<T> own = nullptr;
+  if (door) {
+    const char* entry = complex ? "cuboid_pzgemm" : "cuboid_pdgemm";
+    if (!dlsym(RTLD_DEFAULT, entry))
+      throw BadInput("--engine door: " + std::string(entry) +
+                     " is not in the program: preload libcuboid_pxgemm.so (mpirun -x "
+                     "LD_PRELOAD=.../libcuboid_pxgemm.so)");
+    own = scalapack_own_pgemm<T>();
+    if (!own)
+      throw BadInput("--engine door: ScaLAPACK's own " + std::string(routine) + "_ was not found");
+    Cc = C;
+  }
 #if CUBOID_PDGEMM_WITH_LIBRARY
   std::unique_ptr<cuboid::Context> context;
-  Local<T> Cc;
   if (run_cuboid) {
     cuboid::ContextOptions co;
     std::stringstream list(o.processors);
@@ -440,8 +479,12 @@ int run(const Options& o, int rank, int P) {
     MPI_Barrier(MPI_COMM_WORLD);
     const long before = g_pilaenv_calls.load();
     const double t0 = MPI_Wtime();
-    pgemm(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
+    if (own)  // --engine door: ScaLAPACK's routine itself, not the program's pdgemm_
+      own(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
           B.data.data(), &B.ia, &B.ja, B.desc, &beta, C.data.data(), &C.ia, &C.ja, C.desc);
+    else
+      pgemm(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
+            B.data.data(), &B.ia, &B.ja, B.desc, &beta, C.data.data(), &C.ia, &C.ja, C.desc);
     // The barrier waits for the slowest rank, so rank 0's clock gives the slowest rank's time
     // without a reduction: nothing but pdgemm moves bytes in a repetition (a barrier moves none),
     // which keeps the byte counts per product exact.
@@ -471,10 +514,22 @@ int run(const Options& o, int rank, int P) {
     for (double v : context->last_call().speeds) cuboid_speed += v;
 #endif
   };
+  // The program's pdgemm_ on Cc: the door that libcuboid_pxgemm.so puts in front of ScaLAPACK.
+  auto one_door = [&] {
+    Cc.data = C0.data;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    pgemm(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
+          B.data.data(), &B.ia, &B.ja, B.desc, &beta, Cc.data.data(), &Cc.ia, &Cc.ja, Cc.desc);
+    MPI_Barrier(MPI_COMM_WORLD);
+    slowest_cuboid.push_back(MPI_Wtime() - t0);
+  };
+  const bool second = run_cuboid || door;
   for (int r = 0; r < total; ++r) {
-    if (run_pdgemm && (r % 2 == 0 || !run_cuboid)) one_pdgemm();
+    if (run_pdgemm && (r % 2 == 0 || !second)) one_pdgemm();
     if (run_cuboid) one_cuboid();
-    if (run_pdgemm && run_cuboid && r % 2 == 1) one_pdgemm();
+    if (door) one_door();
+    if (run_pdgemm && second && r % 2 == 1) one_pdgemm();
   }
   long calls_min = 0;
   MPI_Allreduce(&calls, &calls_min, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
@@ -494,6 +549,10 @@ int run(const Options& o, int rank, int P) {
   if (o.perturb != 0 && holds_first) C.data[first_at] += T(o.perturb);
   Check check, check_cuboid;
   if (o.validate && run_pdgemm) check = validate(o, A, B, C0, C, g, ctxt, rank);
+  if (o.validate && door) {
+    if (o.perturb != 0 && holds_first) Cc.data[first_at] += T(o.perturb);
+    check_cuboid = validate(o, A, B, C0, Cc, g, ctxt, rank);
+  }
 #if CUBOID_PDGEMM_WITH_LIBRARY
   if (o.validate && run_cuboid) {
     if (o.perturb != 0 && holds_first) Cc.data[first_at] += T(o.perturb);
@@ -545,6 +604,18 @@ int run(const Options& o, int rank, int P) {
                                   "(inf-norms, pdgemv and pdlange)"
                                 : "not validated"}}}};
     j["engine"] = o.engine;
+    if (door) {
+      const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
+      j["door"] = {{"symbol", std::string(routine) + "_ as the program resolves it"},
+                   {"times_s", ct},
+                   {"median_s", median(ct)},
+                   {"gflops", flops / median(ct) / 1e9},
+                   {"ratio_to_scalapack", median(ct) / med},
+                   {"validation",
+                    {{"passed", check_cuboid.passed},
+                     {"error", check_cuboid.error},
+                     {"bound", check_cuboid.bound}}}};
+    }
     if (run_cuboid) {
       const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
       j["cuboid"] = {{"processors", o.processors},
@@ -577,6 +648,14 @@ int run(const Options& o, int rank, int P) {
             << flops / med / 1e9 << " GFLOP/s; validation "
             << (o.validate ? (check.passed ? "passed" : "FAILED") : "not performed") << " ("
             << check.error << " <= " << check.bound << ")\n";
+    if (door) {
+      const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
+      summary << "cuboid-pdgemm: the program's " << routine << "_ (the preloaded door): median "
+              << median(ct) << " s, " << median(ct) / med << "x ScaLAPACK's own " << routine
+              << "_ called alternately; validation "
+              << (o.validate ? (check_cuboid.passed ? "passed" : "FAILED") : "not performed")
+              << "\n";
+    }
     if (run_cuboid && run_pdgemm) {
       const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
       summary << "cuboid-pdgemm: cuboid::gemm on " << o.processors << " (" << cuboid_partition
@@ -587,8 +666,9 @@ int run(const Options& o, int rank, int P) {
     }
     std::cerr << summary.str() << std::flush;
   }
-  return o.validate && (!check.passed || (run_cuboid && !check_cuboid.passed)) ? kValidationFailed
-                                                                               : 0;
+  return o.validate && (!check.passed || ((run_cuboid || door) && !check_cuboid.passed))
+             ? kValidationFailed
+             : 0;
 }
 
 }  // namespace
@@ -632,9 +712,10 @@ int main(int argc, char** argv) {
                  "stored that much larger); default 0 0 0 0 0 0")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--engine", o.engine,
-                 "pdgemm, cuboid (the library's distributed entry on the same arrays) or both "
-                 "(interleaved)")
-      ->check(CLI::IsMember({"pdgemm", "cuboid", "both"}))
+                 "pdgemm, cuboid (the library's distributed entry on the same arrays), both "
+                 "(interleaved) or door (the program's pdgemm_, libcuboid_pxgemm.so preloaded, "
+                 "interleaved with ScaLAPACK's own)")
+      ->check(CLI::IsMember({"pdgemm", "cuboid", "both", "door"}))
       ->capture_default_str();
   app.add_option("--processors", o.processors, "the cuboid context's processors (--engine)")
       ->capture_default_str();
