@@ -87,7 +87,7 @@ TEST(Plan, BuffersOverAllStepsStayWithinTheBudget) {
     const std::int64_t budget =
         cost.fixed + std::uniform_int_distribution<std::int64_t>(4000, 60000)(rng);
     exec::PlanOptions o;
-    o.budget_elements = {budget, budget, budget};
+    o.budget_elements = std::vector<std::int64_t>{budget, budget, budget};
     o.buffer_cost = {cost, cost, cost};
     o.min_panels = {4, 1, 4};
     const auto alg = trial % 2 ? partition::Algorithm::nrrp3d : partition::Algorithm::grid;
@@ -111,7 +111,7 @@ TEST(Plan, BuffersOverAllStepsStayWithinTheBudget) {
 TEST(Plan, BudgetBelowTheFixedBuffersIsRefused) {
   const Problem p{64, 64, 64, 16};
   exec::PlanOptions o;
-  o.budget_elements = {100};
+  o.budget_elements = std::vector<std::int64_t>{100};
   o.buffer_cost = {{4, 100}};
   EXPECT_THROW(
       plan_for(partition::Algorithm::slab, partition::Discretization::rounded, {1.0}, p, o),
@@ -122,7 +122,7 @@ TEST(Plan, BudgetSplitsStepsAndKeepsBlocksResident) {
   const Problem p{96, 80, 200, 16};
   exec::PlanOptions o;
   const std::int64_t budget = 6000;  // elements: far less than one piece
-  o.budget_elements = {budget, budget};
+  o.budget_elements = std::vector<std::int64_t>{budget, budget};
   const auto plan =
       plan_for(partition::Algorithm::slab, partition::Discretization::rounded, {1.0, 1.0}, p, o);
   check_plan(plan, p, false);
@@ -178,8 +178,9 @@ TEST(Plan, RejectsHolesAndOutsidePieces) {
 TEST(Plan, MinPanelsCutsEveryPieceAlongK) {
   const Problem p{64, 64, 512, 16};
   exec::PlanOptions o;
-  o.budget_elements = {0, 1 << 20};  // the second processor fits everything in one step...
-  o.min_panels = {1, 4};             // ...but is asked for four panels per piece
+  o.budget_elements =
+      std::vector<std::int64_t>{0, 1 << 20};  // the second processor fits everything in one step...
+  o.min_panels = {1, 4};                      // ...but is asked for four panels per piece
   const auto plan =
       plan_for(partition::Algorithm::slab, partition::Discretization::rounded, {1.0, 1.0}, p, o);
   check_plan(plan, p, false);
