@@ -49,7 +49,7 @@ struct CommPlan {
     int carry = -1;               // inputs: carry slot to copy it into too; C: the C tile
     std::int64_t elements() const { return rows * cols; }
   };
-  struct Message {  // its data travels column-major, segment after segment, A then B
+  struct Message {  // its data travels A then B, each part run by run (for_each_run)
     int peer = 0;
     int tag = 0;
     std::vector<Segment> a, b;  // inputs: A part then B part; C messages use `a` only
@@ -97,6 +97,24 @@ struct CommPlan {
   // What crosses between ranks (the part of C a rank keeps is not counted).
   CommVolume volume() const;
 };
+
+// Consecutive segments of a message's part that continue each other down the same columns of
+// the stored matrix (the next one's rows follow on) form a run, and a run's data travels column
+// by column across its segments: a run that lies in one column range of the sender's array (a
+// slab of A's k blocks spanning every row, say) is one contiguous range there, which MPI sends
+// without packing. Calls f(first, end) for each run [first, end) of `segs`, in order. Runs
+// depend on the stored positions alone, which sender and receiver share (a segment's panel
+// position is the receiver's), so both cut a message into the same runs.
+inline bool continues(const CommPlan::Segment& a, const CommPlan::Segment& b) {
+  return b.gj == a.gj && b.cols == a.cols && b.gi == a.gi + a.rows;
+}
+template <class F>
+void for_each_run(const std::vector<CommPlan::Segment>& segs, F&& f) {
+  for (std::size_t i = 0, j = 0; i < segs.size(); i = j) {
+    for (j = i + 1; j < segs.size() && continues(segs[j - 1], segs[j]);) ++j;
+    f(i, j);
+  }
+}
 
 // The plan of `rank` among `ranks` for `zones` (one per rank, in positions of `order`). Every
 // rank must build its plan from the same arguments. Throws std::invalid_argument when there is

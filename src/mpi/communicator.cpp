@@ -268,12 +268,33 @@ std::vector<std::vector<Communicator::Block>> cut_into_messages(
   return out;
 }
 
+std::vector<Communicator::Block> merge_adjacent(const std::vector<Communicator::Block>& blocks) {
+  std::vector<Communicator::Block> out;
+  for (const auto& b : blocks) {
+    if (b.bytes == 0) continue;
+    if (!out.empty() && static_cast<const char*>(out.back().data) + out.back().bytes == b.data) {
+      out.back().bytes += b.bytes;
+      continue;
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
 void Communicator::isend_blocks(const std::vector<Block>& blocks, int dest, int tag,
                                 std::vector<MPI_Request>& out) const {
-  for (const auto& message : cut_into_messages(blocks, kMaxMessage)) {
+  // A message that is one range of memory is sent as bytes, which MPI moves without packing
+  // (a single copy between processes of a node).
+  for (const auto& message : cut_into_messages(merge_adjacent(blocks), kMaxMessage)) {
     MPI_Request r;
     if (message.empty()) {  // an empty message, as irecv posts one for zero bytes
       check(MPI_Isend(nullptr, 0, MPI_BYTE, dest, tag, comm_, &r), "MPI_Isend");
+      out.push_back(r);
+      continue;
+    }
+    if (message.size() == 1) {
+      check(MPI_Isend(message[0].data, int(message[0].bytes), MPI_BYTE, dest, tag, comm_, &r),
+            "MPI_Isend");
       out.push_back(r);
       continue;
     }

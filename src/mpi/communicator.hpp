@@ -86,9 +86,10 @@ class Communicator {
              std::vector<MPI_Request>& out) const;
   void irecv(void* buf, std::size_t bytes, int source, int tag,
              std::vector<MPI_Request>& out) const;
-  // A send gathered from `blocks` in order, read where they lie (a derived datatype per message):
-  // no packing buffer. It matches an irecv of the blocks' total bytes, split the same way. The
-  // blocks must stay unchanged until the requests complete.
+  // A send gathered from `blocks` in order, read where they lie (a derived datatype per message,
+  // or plain bytes where the blocks make one range of memory): no packing buffer. It matches an
+  // irecv of the blocks' total bytes, split the same way. The blocks must stay unchanged until
+  // the requests complete.
   struct Block {
     const void* data = nullptr;
     std::size_t bytes = 0;
@@ -136,5 +137,8 @@ MPI_Comm from_fortran(MPI_Fint comm);
 // nothing to send is one empty message.
 std::vector<std::vector<Communicator::Block>> cut_into_messages(
     const std::vector<Communicator::Block>& blocks, std::size_t max_bytes);
+// The same bytes in the same order as the fewest blocks: a block that starts where the one
+// before it ends joins it; empty blocks are dropped.
+std::vector<Communicator::Block> merge_adjacent(const std::vector<Communicator::Block>& blocks);
 
 }  // namespace cuboid::mpi

@@ -16,6 +16,7 @@ const std::string kTrack = "messages";
 
 using layout::CommPlan;
 using layout::Distribution;
+using layout::for_each_run;
 using layout::make_comm_plan;
 using layout::MatrixDist;
 using layout::TileOrder;
@@ -85,19 +86,17 @@ void Exchange<Scalar>::start(const Storage& A_local, const Storage& B_local) {
   std::vector<Communicator::Block> blocks;
   for (const Message& msg : plan_.outgoing) {
     blocks.clear();
-    // Column by column as the receiver unpacks them (a segment's rows are contiguous).
+    // Run by run, column by column, as the receiver unpacks them; adjacent blocks are sent as one.
     auto gather = [&](const std::vector<CommPlan::Segment>& segs, const Storage& X,
                       const MatrixDist& L) {
-      for (const auto& seg : segs) {
-        const Scalar* src = X.data() + L.offset(seg.gi, seg.gj);
-        const std::int64_t ld = L.ld(seg.gi, seg.gj);
-        if (ld == seg.rows) {
-          blocks.push_back({src, std::size_t(seg.elements()) * sizeof(Scalar)});
-          continue;
-        }
-        for (std::int64_t c = 0; c < seg.cols; ++c)
-          blocks.push_back({src + c * ld, std::size_t(seg.rows) * sizeof(Scalar)});
-      }
+      for_each_run(segs, [&](std::size_t first, std::size_t end) {
+        for (std::int64_t c = 0; c < segs[first].cols; ++c)
+          for (std::size_t q = first; q < end; ++q) {
+            const auto& seg = segs[q];
+            const Scalar* src = X.data() + L.offset(seg.gi, seg.gj) + c * L.ld(seg.gi, seg.gj);
+            blocks.push_back({src, std::size_t(seg.rows) * sizeof(Scalar)});
+          }
+      });
     };
     gather(msg.a, A_local, dist_.a);
     gather(msg.b, B_local, dist_.b);
@@ -158,20 +157,26 @@ void Exchange<Scalar>::unpack(const Message& msg, const Scalar* data, const Matr
                               const Matrix& B_panel) {
   const double sz = double(sizeof(Scalar));
   std::size_t pos = 0;
+  // Run by run, column by column (for_each_run); a carried segment is kept column-major.
   auto unpack_part = [&](const std::vector<CommPlan::Segment>& segs, const Matrix& panel) {
-    for (const auto& seg : segs) {
-      const Scalar* src = data + pos;
-      for (std::int64_t c = 0; c < seg.cols; ++c) {
-        std::copy_n(src + c * seg.rows, seg.rows, &panel(seg.pi, seg.pj + c));
-        progress_while_copying(std::size_t(seg.rows) * sizeof(Scalar));
-      }
-      if (seg.carry >= 0) {
-        auto& keep = carried_[std::size_t(seg.carry)];
-        keep.assign(src, src + seg.elements());
-        carry_bytes_now_ += double(keep.size()) * sz;
-      }
-      pos += std::size_t(seg.elements());
-    }
+    for_each_run(segs, [&](std::size_t first, std::size_t end) {
+      for (std::size_t q = first; q < end; ++q)
+        if (segs[q].carry >= 0) {
+          auto& keep = carried_[std::size_t(segs[q].carry)];
+          keep.resize(std::size_t(segs[q].elements()));
+          carry_bytes_now_ += double(keep.size()) * sz;
+        }
+      for (std::int64_t c = 0; c < segs[first].cols; ++c)
+        for (std::size_t q = first; q < end; ++q) {
+          const auto& seg = segs[q];
+          const Scalar* src = data + pos;
+          std::copy_n(src, seg.rows, &panel(seg.pi, seg.pj + c));
+          if (seg.carry >= 0)
+            std::copy_n(src, seg.rows, carried_[std::size_t(seg.carry)].data() + c * seg.rows);
+          progress_while_copying(std::size_t(seg.rows) * sizeof(Scalar));
+          pos += std::size_t(seg.rows);
+        }
+    });
   };
   unpack_part(msg.a, A_panel);
   unpack_part(msg.b, B_panel);

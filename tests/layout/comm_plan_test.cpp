@@ -357,6 +357,65 @@ TEST(CommPlan, SlabsWithMoreOfTheirInputsOnTheRankRunFirst) {
   EXPECT_TRUE(plans[1].incoming.front().empty()) << p.name << ": stage 0 receives";
 }
 
+// The ranges of the sender's local array a message part's data is read from, in the order it
+// travels (for_each_run), adjacent ones joined: element offsets and lengths.
+std::vector<std::pair<std::int64_t, std::int64_t>> sender_ranges(
+    const std::vector<CommPlan::Segment>& segs, const MatrixDist& d) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for_each_run(segs, [&](std::size_t first, std::size_t end) {
+    for (std::int64_t c = 0; c < segs[first].cols; ++c)
+      for (std::size_t q = first; q < end; ++q) {
+        const auto& seg = segs[q];
+        const std::int64_t at = d.offset(seg.gi, seg.gj) + c * d.ld(seg.gi, seg.gj);
+        if (!out.empty() && out.back().first + out.back().second == at)
+          out.back().second += seg.rows;
+        else
+          out.push_back({at, seg.rows});
+      }
+  });
+  return out;
+}
+
+// Runs: every segment in exactly one, in order, each run's segments continuing each other down
+// the same stored columns; sender and receiver cut each message the same way (their segment
+// lists are equal: EverySendIsAReceiveOfTheSameParts); and on the process grid of a 1 x 2 grid,
+// where a slab of A's k blocks spans every row of the sender's array, each message's A part is one
+// range there (sent unpacked).
+TEST(CommPlan, MessagePartsTravelInRunsThatTheSenderReadsAsFewRanges) {
+  for_each_case([](const Problem& p, int, const std::vector<CommPlan>& plans) {
+    for (const auto& plan : plans)
+      for (const auto& msg : plan.outgoing)
+        for (const auto* segs : {&msg.a, &msg.b}) {
+          std::size_t next = 0;
+          for_each_run(*segs, [&](std::size_t first, std::size_t end) {
+            EXPECT_EQ(first, next);
+            EXPECT_LT(first, end);
+            for (std::size_t q = first + 1; q < end; ++q) {
+              EXPECT_EQ((*segs)[q].gj, (*segs)[first].gj);
+              EXPECT_EQ((*segs)[q].cols, (*segs)[first].cols);
+              EXPECT_EQ((*segs)[q].gi, (*segs)[q - 1].gi + (*segs)[q - 1].rows);
+            }
+            next = end;
+          });
+          EXPECT_EQ(next, segs->size()) << p.name;
+        }
+  });
+  const Problem p = chosen(64, 64, 64, 8, 8, {1, 1}, false, true);
+  const std::vector<CommPlan> plans = plans_of(p, 4);
+  int messages = 0;
+  for (const auto& plan : plans)
+    for (const auto& msg : plan.outgoing) {
+      if (msg.a.empty()) continue;
+      ++messages;
+      const auto ranges = sender_ranges(msg.a, p.dist.a);
+      EXPECT_EQ(ranges.size(), 1u) << p.name << ": rank " << plan.rank << " to " << msg.peer;
+      std::int64_t elements = 0;
+      for (const auto& r : ranges) elements += r.second;
+      EXPECT_EQ(elements, msg.a_elems);
+    }
+  EXPECT_GT(messages, 0) << p.name << ": no A travels";
+}
+
 TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
   int a_in = 0, b_in = 0, c_in = 0, at_in = 0, bt_in = 0;
   for_each_case([&](const Problem& p, int, const std::vector<CommPlan>& plans) {

@@ -1,5 +1,6 @@
 // How a gathered send is cut into messages: the cuts must fall where a receive of the same total
-// bytes is cut, or MPI would match pieces of different sizes. No MPI is needed to check that.
+// bytes is cut, or MPI would match pieces of different sizes; and how adjacent blocks are joined
+// first. No MPI is needed to check that.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -54,6 +55,24 @@ TEST(CutIntoMessages, NothingToSendIsOneEmptyMessage) {
   const auto empty_blocks = cut_into_messages({{data.data(), 0}, {data.data(), 0}}, 32);
   ASSERT_EQ(empty_blocks.size(), 1u);
   EXPECT_TRUE(empty_blocks[0].empty());
+}
+
+TEST(MergeAdjacent, BlocksThatFollowEachOtherBecomeOneAndTheBytesKeepTheirOrder) {
+  std::vector<char> data(100);
+  // 0..10 and 10..30 follow each other, 40..50 does not follow 30, 50..60 follows 40..50; the
+  // empty block is dropped; 0..5 after 50..60 does not follow it (memory goes back).
+  const std::vector<Block> blocks{{&data[0], 10}, {&data[10], 20}, {&data[40], 10},
+                                  {&data[70], 0}, {&data[50], 10}, {&data[0], 5}};
+  const auto merged = merge_adjacent(blocks);
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged[0].data, &data[0]);
+  EXPECT_EQ(merged[0].bytes, 30u);
+  EXPECT_EQ(merged[1].data, &data[40]);
+  EXPECT_EQ(merged[1].bytes, 20u);
+  EXPECT_EQ(merged[2].data, &data[0]);
+  EXPECT_EQ(merged[2].bytes, 5u);
+  EXPECT_EQ(total(merged), total(blocks));
+  EXPECT_TRUE(merge_adjacent({}).empty());
 }
 
 }  // namespace
