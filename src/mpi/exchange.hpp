@@ -6,7 +6,8 @@
 // waits only for stage s before computing piece s, so later stages travel while earlier pieces
 // compute (the runner calls progress() meanwhile), and the receive buffers hold `window` stages
 // at most. Sends are gathered from the local arrays where they lie: nothing is packed, so a
-// rank's parts cost no memory however many ranks need them.
+// rank's parts cost no memory however many ranks need them; a message whose parts make one
+// range of memory (for_each_run's order) goes as plain bytes, which MPI copies once.
 // A receive posted late costs no deadlock: every send is issued at the start, and a rank waits
 // only for receives it posted itself.
 // Received parts are unpacked into the panels, carried tiles kept until their last use, owned
