@@ -65,9 +65,9 @@ Desc internal(const int* f) {
   return x;
 }
 
-// ScaLAPACK's NUMROC with a source process: the library's (source 0) on the rotated coordinate.
+// ScaLAPACK's NUMROC with a source process.
 std::int64_t numroc(std::int64_t n, std::int64_t nb, int p, int src, int procs) {
-  return local_extent(n, nb, (p - src + procs) % procs, procs);
+  return local_extent(n, nb, p, procs, src);
 }
 
 // NUMROC for an axis whose first block is `first` long (PBLAS's IMB): the axis lengthened by what
@@ -463,8 +463,7 @@ int entry_block(const Call<Scalar>& x, const GridInfo& g) {
 // is not replicated. The first block of each may lie on any process: the entry takes each
 // matrix's. A transposed operand is read as stored.
 template <class Scalar>
-std::string not_in_place(const Call<Scalar>& x, const GridInfo& g) {
-  const int nb = entry_block(x, g);
+std::string not_in_place(const Call<Scalar>& x, const GridInfo& g, int nb) {
   const Desc* descs[] = {&x.Ad, &x.Bd, &x.Cd};
   for (const Desc* d : descs) {
     if (g.rows > 1 && ((*d)[MB_] != nb || (*d)[IMB_] != nb))
@@ -487,12 +486,10 @@ std::string not_in_place(const Call<Scalar>& x, const GridInfo& g) {
   return std::string();
 }
 
-// A sub-matrix at (i, j) (0-based) of a matrix with descriptor d, in place, as the entry takes it:
-// the process holding its first block, and where this process's part of it starts in its local
-// array. Along an axis of P > 1 processes the sub-matrix's block I' is the matrix's block
-// i / nb + I', and a block's place in its owner's local array is its index over the P processes,
-// whatever the source: the first one this process holds, (mine - first) mod P blocks in, starts
-// at local index nb * floor((i / nb + that) / P). Along an axis of one process, at i.
+// A sub-matrix at (i, j) (0-based, block-aligned along axes of several processes) of a matrix
+// with descriptor d, in place, as the entry takes it: the process holding its first block, and
+// where this process's part of it starts in its local array, after the elements of the matrix's
+// rows [0, i) and columns [0, j) that this process holds (NUMROC's count).
 struct SubMatrix {
   GridCoord first;
   std::int64_t offset = 0;  // elements into the local array
@@ -501,9 +498,8 @@ SubMatrix sub_matrix(const Desc& d, int i, int j, int nb, const GridInfo& g) {
   SubMatrix s;
   auto axis = [nb](int at, int src, int mine, int procs, int& first) -> std::int64_t {
     if (procs == 1) return at;
-    const int b = at / nb;
-    first = (b + src) % procs;
-    return std::int64_t(nb) * ((b + (mine - first + procs) % procs) / procs);
+    first = (at / nb + src) % procs;
+    return numroc(at, nb, mine, src, procs);
   };
   const std::int64_t row = axis(i, d[RSRC_], g.myrow, g.rows, s.first.row);
   const std::int64_t col = axis(j, d[CSRC_], g.mycol, g.cols, s.first.col);
@@ -616,15 +612,15 @@ void report_call(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridIn
 
 // A call below the crossover (CUBOID_PXGEMM_MIN_FLOPS, or the one measured on this grid and
 // block) computed by the application's ScaLAPACK, and said so in the report. The measured
-// crossover is that of calls in place (`in_place`: the operands are where the entry computes);
-// a call whose operands must first be moved into the
-// entry's layout and C back costs those moves on top (with its trailing updates, 736x736x64
+// crossover is that of calls in place (`in_place`: the operands are where the entry computes,
+// in blocks of `nb`); a call whose operands must first be moved into the entry's layout and C
+// back costs those moves on top (with its trailing updates, 736x736x64
 // and smaller, redistributed, an LU factorisation on a 1x2 grid took 7 times as long as with
 // ScaLAPACK's own), and goes to ScaLAPACK below the ladder's top. Every process of the grid decides
 // alike: the sizes are the call's, the crossover agreed over the grid.
 template <class Scalar>
 bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const GridInfo& g,
-                        bool in_place) {
+                        int nb, bool in_place) {
   const Fn<Scalar> scalapack = next_scalapack<Scalar>();
   if (!scalapack) return false;
   const auto cube_flops = [](std::int64_t n) {
@@ -641,17 +637,17 @@ bool passed_on_as_small(Runtime& rt, const Call<Scalar>& x, MPI_Comm comm, const
   } else if (at < 0) {
     if (flops >= top) return false;  // above every crossover the ladder can find
     const std::string key = std::string(Traits<Scalar>::lower) + "|" + std::to_string(g.rows) +
-                            "x" + std::to_string(g.cols) + "|" + std::to_string(entry_block(x, g));
+                            "x" + std::to_string(g.cols) + "|" + std::to_string(nb);
     auto known = rt.crossovers.find(key);
     if (flops >= floor && known == rt.crossovers.end()) {
-      const GridCall grid{comm, x.Ad[CTXT_], g.rows, g.cols, g.myrow, g.mycol, entry_block(x, g)};
+      const GridCall grid{comm, x.Ad[CTXT_], g.rows, g.cols, g.myrow, g.mycol, nb};
       const GridCrossover c =
           grid_crossover<Scalar>(rt.context(), grid, scalapack, Traits<Scalar>::lower);
       known = rt.crossovers.emplace(key, c.flops).first;
       if (!rt.report_path.empty() && mpi::Communicator(comm).rank() == 0)
         append_line(rt.report_path, {{"crossover", Traits<Scalar>::lower},
                                      {"grid", {g.rows, g.cols}},
-                                     {"block", entry_block(x, g)},
+                                     {"block", nb},
                                      {"flops", c.flops},
                                      {"measured", c.measured}});
     }
@@ -704,10 +700,12 @@ void pxgemm(const Call<Scalar>& x) {
     return;
   }
   const Grid grid{g.rows, g.cols, g.myrow * g.cols + g.mycol, comm};
-  // Why the operands must move first, or empty when the call can run on the caller's arrays.
-  const std::string not_there = not_in_place(x, g);
+  // The block the entry computes in, and why the operands must move first (empty when the call
+  // can run on the caller's arrays).
+  const int nb = entry_block(x, g);
+  const std::string not_there = not_in_place(x, g, nb);
   try {
-    if (passed_on_as_small(*rt, x, comm, g, not_there.empty())) return;
+    if (passed_on_as_small(*rt, x, comm, g, nb, not_there.empty())) return;
   } catch (const std::exception& e) {
     give_up(x, e.what(), 1);
     return;
@@ -721,7 +719,6 @@ void pxgemm(const Call<Scalar>& x) {
                                               " factors (CUBOID_DECK) for a call on a grid of " +
                                               std::to_string(g.rows * g.cols) + " processes");
     why_moved = rt->check ? "CUBOID_PXGEMM_CHECK (the check works on copies)" : not_there;
-    const int nb = entry_block(x, g);
     BlockCyclicLayout layout{g.rows, g.cols,
                              why_moved.empty() ? nb : std::max(x.Cd[MB_], x.Cd[NB_])};
     if (al == Scalar(0) || x.k == 0) {
