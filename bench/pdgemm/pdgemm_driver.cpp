@@ -474,22 +474,25 @@ int run(const Options& o, int rank, int P) {
   double cuboid_received = 0, cuboid_speed = 0;
   std::string cuboid_partition;
   const T alpha(o.alpha), beta(o.beta);
-  auto one_pdgemm = [&] {
-    C.data = C0.data;
+  // One product of `f` into `out` from C0, between two barriers. The second barrier waits for
+  // the slowest rank, so rank 0's clock gives the slowest rank's time without a reduction:
+  // nothing but pdgemm moves bytes in a repetition (a barrier moves none), which keeps the byte
+  // counts per product exact.
+  auto one_product = [&](Pgemm<T> f, Local<T>& out) {
+    out.data = C0.data;
     MPI_Barrier(MPI_COMM_WORLD);
-    const long before = g_pilaenv_calls.load();
     const double t0 = MPI_Wtime();
-    if (own)  // --engine door: ScaLAPACK's routine itself, not the program's pdgemm_
-      own(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
-          B.data.data(), &B.ia, &B.ja, B.desc, &beta, C.data.data(), &C.ia, &C.ja, C.desc);
-    else
-      pgemm(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
-            B.data.data(), &B.ia, &B.ja, B.desc, &beta, C.data.data(), &C.ia, &C.ja, C.desc);
-    // The barrier waits for the slowest rank, so rank 0's clock gives the slowest rank's time
-    // without a reduction: nothing but pdgemm moves bytes in a repetition (a barrier moves none),
-    // which keeps the byte counts per product exact.
+    f(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
+      B.data.data(), &B.ia, &B.ja, B.desc, &beta, out.data.data(), &out.ia, &out.ja, out.desc);
     MPI_Barrier(MPI_COMM_WORLD);
-    slowest.push_back(MPI_Wtime() - t0);
+    return MPI_Wtime() - t0;
+  };
+  // The program's p?gemm_ (cuboid's door where libcuboid_pxgemm.so is preloaded), and the routine
+  // timed as ScaLAPACK's: the same, or with --engine door ScaLAPACK's own.
+  const Pgemm<T> program = static_cast<Pgemm<T>>(pgemm), scalapack = own ? own : program;
+  auto one_pdgemm = [&] {
+    const long before = g_pilaenv_calls.load();
+    slowest.push_back(one_product(scalapack, C));
     calls = g_pilaenv_calls.load() - before;
   };
 #if CUBOID_PDGEMM_WITH_LIBRARY
@@ -515,15 +518,7 @@ int run(const Options& o, int rank, int P) {
 #endif
   };
   // The program's pdgemm_ on Cc: the door that libcuboid_pxgemm.so puts in front of ScaLAPACK.
-  auto one_door = [&] {
-    Cc.data = C0.data;
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    pgemm(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
-          B.data.data(), &B.ia, &B.ja, B.desc, &beta, Cc.data.data(), &Cc.ia, &Cc.ja, Cc.desc);
-    MPI_Barrier(MPI_COMM_WORLD);
-    slowest_cuboid.push_back(MPI_Wtime() - t0);
-  };
+  auto one_door = [&] { slowest_cuboid.push_back(one_product(program, Cc)); };
   const bool second = run_cuboid || door;
   for (int r = 0; r < total; ++r) {
     if (run_pdgemm && (r % 2 == 0 || !second)) one_pdgemm();
