@@ -55,10 +55,14 @@ std::vector<Piece> pieces_for(const TileOrder& o, const Distribution& d,
   int index = 0;
   for (const auto& b : zone) {
     if (b.empty()) continue;
-    const auto [mine, all] = owned_inputs(o, d, b, rank);
-    std::vector<Piece> slabs = pieces_of({b}, mine == all ? 1 : slabs_per_box);
+    std::vector<Piece> slabs = pieces_of({b}, slabs_per_box);
     std::vector<double> owned;
-    for (const Piece& p : slabs) owned.push_back(owned_inputs(o, d, p.box, rank).first);
+    double mine = 0, all = 0;
+    for (const Piece& p : slabs) {
+      const auto [slab_mine, slab_all] = owned_inputs(o, d, p.box, rank);
+      owned.push_back(slab_mine), mine += slab_mine, all += slab_all;
+    }
+    if (mine == all) slabs = pieces_of({b}, 1), owned.assign(1, mine);
     std::vector<std::size_t> by(slabs.size());
     for (std::size_t s = 0; s < by.size(); ++s) by[s] = s;
     std::stable_sort(by.begin(), by.end(),
