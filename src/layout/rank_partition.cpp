@@ -135,13 +135,9 @@ class BlockCyclicCandidates {
   static std::array<std::int64_t, 3> extents(const TileOrder& o) {
     return {o.i.size(), o.j.size(), o.k.size()};
   }
-  // The process coordinate that owns a tile of op(A) along i and along k, and of op(B) along k
-  // and j, with how many there are: the stored operand's rows go by process row, its columns by
+  // How many process coordinates own op(A)'s tiles along i and k, and op(B)'s along k and j (the
+  // owners are a_i_ ... b_j_): the stored operand's rows go by process row, its columns by
   // process column, and a transposed operand's rows are op's columns.
-  const Owner& a_i() const { return a_i_; }
-  const Owner& a_k() const { return a_k_; }
-  const Owner& b_k() const { return b_k_; }
-  const Owner& b_j() const { return b_j_; }
   int n_ai() const { return ta_ ? g_.cols : g_.rows; }
   int n_ak() const { return ta_ ? g_.rows : g_.cols; }
   int n_bk() const { return tb_ ? g_.cols : g_.rows; }
@@ -152,7 +148,7 @@ class BlockCyclicCandidates {
     auto side = [](bool col) { return std::string(col ? "column" : "row"); };
     // C's own order (rows by process row, columns by process column), inner by A's owner.
     const auto inner_by_a =
-        grouped_order(req_.k, t, [&](std::int64_t x) { return a_k()(x) * n_bk() + b_k()(x); });
+        grouped_order(req_.k, t, [&](std::int64_t x) { return a_k_(x) * n_bk() + b_k_(x); });
     c_major_ = TileOrder{
         grouped_order(req_.m, t, c_i_), grouped_order(req_.n, t, c_j_), inner_by_a,
         "rows by process row, columns by process column, inner by A's owner " + side(!ta_)};
@@ -160,17 +156,17 @@ class BlockCyclicCandidates {
     // first block is on another process row than C's).
     a_major_ = c_major_;
     if (!a_follows_c_) {
-      a_major_.i = grouped_order(req_.m, t, a_i());
+      a_major_.i = grouped_order(req_.m, t, a_i_);
       a_major_.name = "rows by A's owner " + side(ta_) +
                       ", columns by process column, inner by A's owner " + side(!ta_);
     }
     b_major_ = c_major_;
     b_major_.k =
-        grouped_order(req_.k, t, [&](std::int64_t x) { return b_k()(x) * n_ak() + a_k()(x); });
+        grouped_order(req_.k, t, [&](std::int64_t x) { return b_k_(x) * n_ak() + a_k_(x); });
     b_major_.name =
         "rows by process row, columns by process column, inner by B's owner " + side(tb_);
     if (!b_follows_c_) {
-      b_major_.j = grouped_order(req_.n, t, b_j());
+      b_major_.j = grouped_order(req_.n, t, b_j_);
       b_major_.name = "rows by process row, columns by B's owner " + side(!tb_) +
                       ", inner by B's owner " + side(tb_);
     }
@@ -219,9 +215,9 @@ class BlockCyclicCandidates {
     j_cuts_ = cuts(c_major_.j, g_.cols, c_j_);
     structured("process grid (C stays)", c_major_, 0, 1, rows_of_, i_cuts_, j_cuts_);
     structured("A-stationary", a_major_, 0, 2, ta_ ? cols_of_ : rows_of_,
-               cuts(a_major_.i, n_ai(), a_i()), cuts(a_major_.k, n_ak(), a_k()));
+               cuts(a_major_.i, n_ai(), a_i_), cuts(a_major_.k, n_ak(), a_k_));
     structured("B-stationary", b_major_, 1, 2, tb_ ? rows_of_ : cols_of_,
-               cuts(b_major_.j, n_bj(), b_j()), cuts(b_major_.k, n_bk(), b_k()));
+               cuts(b_major_.j, n_bj(), b_j_), cuts(b_major_.k, n_bk(), b_k_));
   }
 
   // 2.5D on the process grid: bands of c1 process rows by c2 process columns (owner cuts), the
@@ -271,6 +267,8 @@ class BlockCyclicCandidates {
   const ProcessGrid g_;
   const int P_;
   const bool ta_, tb_;
+  // The process coordinate owning a tile along an axis: C's along i and j, op(A)'s along i and k,
+  // op(B)'s along k and j.
   Owner c_i_, c_j_, a_i_, a_k_, b_k_, b_j_;
   bool a_follows_c_ = true, b_follows_c_ = true;  // op(A)'s rows owned as C's (op(B)'s columns)
   TileOrder c_major_, a_major_, b_major_;
