@@ -372,11 +372,7 @@ std::string blas_library() {
   return name;
 }
 
-template <class T>
-int run(const Options& o, int rank, int P) {
-  const bool root = rank == 0;
-  const bool complex = !std::is_same_v<T, double>;
-  const char* routine = complex ? "pzgemm" : "pdgemm";
+void check_options(const Options& o) {
   if (o.m < 1 || o.n < 1 || o.k < 1) throw BadInput("--m, --n and --k must be at least 1");
   if (o.block < 1) throw BadInput("--block must be at least 1");
   if (o.repetitions < 1 || o.warmup < 0)
@@ -385,28 +381,41 @@ int run(const Options& o, int rank, int P) {
   if (o.panel < 0) throw BadInput("--panel must be 0 (the library's) or a width >= 1");
   if (!std::isfinite(o.alpha) || !std::isfinite(o.beta))
     throw BadInput("--alpha and --beta must be finite");
-  const layout::ProcessGrid g = grid_for(o, P);
-  if (!library_pilaenv())
-    throw std::runtime_error("the library's pilaenv_ was not found (is this ScaLAPACK's PBLAS?)");
+}
 
-  omp_set_num_threads(o.threads);  // OpenBLAS' OpenMP build follows omp_get_max_threads()
-
+struct Blacs {
   int ctxt = 0;
-  Cblacs_get(-1, 0, &ctxt);  // the system context: MPI_COMM_WORLD
-  Cblacs_gridinit(&ctxt, "Row", g.rows, g.cols);
+  int default_panel = 0;  // the library's pilaenv_ on this grid
+};
+
+// The BLACS grid on MPI_COMM_WORLD, which must place each rank where cuboid's layout does.
+Blacs open_grid(const layout::ProcessGrid& g, int rank, bool complex) {
+  Blacs b;
+  Cblacs_get(-1, 0, &b.ctxt);  // the system context: MPI_COMM_WORLD
+  Cblacs_gridinit(&b.ctxt, "Row", g.rows, g.cols);
   int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
-  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  Cblacs_gridinfo(b.ctxt, &nprow, &npcol, &myrow, &mycol);
   if (nprow != g.rows || npcol != g.cols || myrow != g.row_of(rank) || mycol != g.col_of(rank))
     throw std::logic_error("BLACS placed this rank at (" + std::to_string(myrow) + "," +
                            std::to_string(mycol) + ") of " + std::to_string(nprow) + "x" +
                            std::to_string(npcol) + ", not where cuboid's layout puts it");
   char prec = complex ? 'Z' : 'D';
-  int ctxt_copy = ctxt;
-  const int default_panel = library_pilaenv()(&ctxt_copy, &prec);
-  g_panel = o.panel;
+  int ctxt = b.ctxt;
+  b.default_panel = library_pilaenv()(&ctxt, &prec);
+  return b;
+}
 
-  // Allocation can fail on one rank only: agree before anyone enters pdgemm.
+template <class T>
+struct Operands {
   Local<T> A, B, C0, C;
+};
+
+// A, B, C0 and C as the options store them, filled from the seed. Allocation can fail on one
+// rank only: the ranks agree before anyone enters pdgemm.
+template <class T>
+Operands<T> make_operands(const Options& o, const layout::ProcessGrid& g, const Blacs& blacs,
+                          int rank, int P) {
+  Operands<T> x;
   int failed = 0, any = 0;
   std::string why;
   try {
@@ -414,14 +423,14 @@ int run(const Options& o, int rank, int P) {
     const auto& f = o.offsets;
     const int nb = o.block;
     auto sub = [&](int rows, int cols, int fi, int fj, const char* name) {
-      Local<T> L = make_local<T>(rows + fi * nb, cols + fj * nb, nb, nb, g, ctxt, rank, name);
+      Local<T> L = make_local<T>(rows + fi * nb, cols + fj * nb, nb, nb, g, blacs.ctxt, rank, name);
       L.ia = 1 + fi * nb, L.ja = 1 + fj * nb;
       return L;
     };
-    A = sub(ta ? o.k : o.m, ta ? o.m : o.k, f[0], f[1], "A");
-    B = sub(tb ? o.n : o.k, tb ? o.k : o.n, f[2], f[3], "B");
-    C0 = sub(o.m, o.n, f[4], f[5], "C0");
-    C = sub(o.m, o.n, f[4], f[5], "C");
+    x.A = sub(ta ? o.k : o.m, ta ? o.m : o.k, f[0], f[1], "A");
+    x.B = sub(tb ? o.n : o.k, tb ? o.k : o.n, f[2], f[3], "B");
+    x.C0 = sub(o.m, o.n, f[4], f[5], "C0");
+    x.C = sub(o.m, o.n, f[4], f[5], "C");
   } catch (const std::bad_alloc&) {
     const double mib = double(sizeof(T)) *
                        (double(o.m) * o.k + double(o.k) * o.n + 2.0 * double(o.m) * o.n) / P /
@@ -432,236 +441,298 @@ int run(const Options& o, int rank, int P) {
     failed = 1, why = e.what();
   }
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any) {
-    Cblacs_gridexit(ctxt);
-    throw BadInput(failed ? why : "another rank could not set up its matrices");
-  }
-  fill(A, o.seed, exec::MatrixId::A, rank);
-  fill(B, o.seed, exec::MatrixId::B, rank);
-  fill(C0, o.seed, exec::MatrixId::C, rank);
+  if (any) throw BadInput(failed ? why : "another rank could not set up its matrices");
+  fill(x.A, o.seed, exec::MatrixId::A, rank);
+  fill(x.B, o.seed, exec::MatrixId::B, rank);
+  fill(x.C0, o.seed, exec::MatrixId::C, rank);
+  return x;
+}
 
-  const int total = o.warmup + o.repetitions;
-  const bool run_pdgemm = o.engine != "cuboid";
-  const bool run_cuboid = o.engine == "cuboid" || o.engine == "both", door = o.engine == "door";
-  // The door's or the library's product goes into its own C, timed in slowest_cuboid.
-  Local<T> Cc;
-  Pgemm<T> own = nullptr;
-  if (door) {
-    const char* entry = complex ? "cuboid_pzgemm" : "cuboid_pdgemm";
+// What runs and what it found, per rank: each product's time is the slowest rank's, warm-ups
+// included.
+struct Timings {
+  std::vector<double> scalapack, second;  // second: the door or the library's entry
+  long pilaenv_calls = 0;                 // by ScaLAPACK's last product on this rank
+  double received = 0, speed = 0;         // the library's last call
+  std::string partition;
+};
+
+// The routine timed beside ScaLAPACK's (--engine door, cuboid or both), with its own C.
+template <class T>
+struct Second {
+  bool door = false, library = false;
+  Pgemm<T> own = nullptr;  // door: ScaLAPACK's own routine (the program's p?gemm_ is the door)
+  Local<T> C;
+#if CUBOID_PDGEMM_WITH_LIBRARY
+  std::unique_ptr<cuboid::Context> context;
+#endif
+};
+
+template <class T>
+Second<T> make_second(const Options& o, const Local<T>& C, const char* routine) {
+  Second<T> s;
+  s.door = o.engine == "door", s.library = o.engine == "cuboid" || o.engine == "both";
+  if (s.door) {
+    const char* entry = std::is_same_v<T, double> ? "cuboid_pdgemm" : "cuboid_pzgemm";
     if (!dlsym(RTLD_DEFAULT, entry))
       throw BadInput("--engine door: " + std::string(entry) +
                      " is not in the program: preload libcuboid_pxgemm.so (mpirun -x "
                      "LD_PRELOAD=.../libcuboid_pxgemm.so)");
-    own = scalapack_own_pgemm<T>();
-    if (!own)
+    s.own = scalapack_own_pgemm<T>();
+    if (!s.own)
       throw BadInput("--engine door: ScaLAPACK's own " + std::string(routine) + "_ was not found");
-    Cc = C;
+    s.C = C;
   }
+  if (s.library) {
 #if CUBOID_PDGEMM_WITH_LIBRARY
-  std::unique_ptr<cuboid::Context> context;
-  if (run_cuboid) {
     cuboid::ContextOptions co;
     std::stringstream list(o.processors);
     for (std::string name; std::getline(list, name, ',');) co.processors.push_back(name);
-    context = std::make_unique<cuboid::Context>(co);
-    Cc = C;
-  }
+    s.context = std::make_unique<cuboid::Context>(co);
+    s.C = C;
 #else
-  if (run_cuboid) throw BadInput("--engine " + o.engine + ": built without libcuboid");
+    throw BadInput("--engine " + o.engine + ": built without libcuboid");
 #endif
-  std::vector<double> slowest, slowest_cuboid;
-  long calls = 0;
-  double cuboid_received = 0, cuboid_speed = 0;
-  std::string cuboid_partition;
+  }
+  return s;
+}
+
+// Warm-ups and repetitions; with a second routine, the two alternate which goes first.
+template <class T>
+Timings time_products(const Options& o, Operands<T>& x, Second<T>& second,
+                      const layout::ProcessGrid& g, int rank) {
+  Timings t;
   const T alpha(o.alpha), beta(o.beta);
   // One product of `f` into `out` from C0, between two barriers. The second barrier waits for
   // the slowest rank, so rank 0's clock gives the slowest rank's time without a reduction:
   // nothing but pdgemm moves bytes in a repetition (a barrier moves none), which keeps the byte
   // counts per product exact.
   auto one_product = [&](Pgemm<T> f, Local<T>& out) {
-    out.data = C0.data;
+    out.data = x.C0.data;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    f(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, A.data.data(), &A.ia, &A.ja, A.desc,
-      B.data.data(), &B.ia, &B.ja, B.desc, &beta, out.data.data(), &out.ia, &out.ja, out.desc);
+    f(&o.trans_a, &o.trans_b, &o.m, &o.n, &o.k, &alpha, x.A.data.data(), &x.A.ia, &x.A.ja, x.A.desc,
+      x.B.data.data(), &x.B.ia, &x.B.ja, x.B.desc, &beta, out.data.data(), &out.ia, &out.ja,
+      out.desc);
     MPI_Barrier(MPI_COMM_WORLD);
     return MPI_Wtime() - t0;
   };
   // The program's p?gemm_ (cuboid's door where libcuboid_pxgemm.so is preloaded), and the routine
   // timed as ScaLAPACK's: the same, or with --engine door ScaLAPACK's own.
-  const Pgemm<T> program = static_cast<Pgemm<T>>(pgemm), scalapack = own ? own : program;
-  auto one_pdgemm = [&] {
+  const Pgemm<T> program = static_cast<Pgemm<T>>(pgemm);
+  const Pgemm<T> scalapack = second.own ? second.own : program;
+  auto one_scalapack = [&] {
     const long before = g_pilaenv_calls.load();
-    slowest.push_back(one_product(scalapack, C));
-    calls = g_pilaenv_calls.load() - before;
+    t.scalapack.push_back(one_product(scalapack, x.C));
+    t.pilaenv_calls = g_pilaenv_calls.load() - before;
   };
 #if CUBOID_PDGEMM_WITH_LIBRARY
   // Where the sub-matrices start, found once: outside the timed products.
-  const Origin a = origin(A, g, rank), b = origin(B, g, rank), c = origin(C, g, rank);
+  const Origin a = origin(x.A, g, rank), b = origin(x.B, g, rank), c = origin(x.C, g, rank);
+#else
+  (void)g, (void)rank;
 #endif
-  auto one_cuboid = [&] {
+  auto one_library = [&] {
 #if CUBOID_PDGEMM_WITH_LIBRARY
-    Cc.data = C0.data;
+    Local<T>& C = second.C;
+    C.data = x.C0.data;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    cuboid::gemm(*context, MPI_COMM_WORLD,
+    cuboid::gemm(*second.context, MPI_COMM_WORLD,
                  cuboid::BlockCyclicLayout{g.rows, g.cols, o.block, a.first, b.first, c.first},
                  cuboid::Op(o.trans_a), cuboid::Op(o.trans_b), o.m, o.n, o.k, alpha,
-                 A.data.data() + a.offset, A.lld, B.data.data() + b.offset, B.lld, beta,
-                 Cc.data.data() + c.offset, Cc.lld);
+                 x.A.data.data() + a.offset, x.A.lld, x.B.data.data() + b.offset, x.B.lld, beta,
+                 C.data.data() + c.offset, C.lld);
     MPI_Barrier(MPI_COMM_WORLD);
-    slowest_cuboid.push_back(MPI_Wtime() - t0);
-    cuboid_received = context->last_call().received_bytes;
-    cuboid_partition = context->last_call().rank_partition;
-    cuboid_speed = 0;
-    for (double v : context->last_call().speeds) cuboid_speed += v;
+    t.second.push_back(MPI_Wtime() - t0);
+    const auto& call = second.context->last_call();
+    t.received = call.received_bytes;
+    t.partition = call.rank_partition;
+    t.speed = std::accumulate(call.speeds.begin(), call.speeds.end(), 0.0);
 #endif
   };
-  // The program's pdgemm_ on Cc: the door that libcuboid_pxgemm.so puts in front of ScaLAPACK.
-  auto one_door = [&] { slowest_cuboid.push_back(one_product(program, Cc)); };
-  const bool second = run_cuboid || door;
-  for (int r = 0; r < total; ++r) {
-    if (run_pdgemm && (r % 2 == 0 || !second)) one_pdgemm();
-    if (run_cuboid) one_cuboid();
-    if (door) one_door();
-    if (run_pdgemm && second && r % 2 == 1) one_pdgemm();
+  const bool run_scalapack = o.engine != "cuboid", paired = second.door || second.library;
+  for (int r = 0; r < o.warmup + o.repetitions; ++r) {
+    if (run_scalapack && (r % 2 == 0 || !paired)) one_scalapack();
+    if (second.library) one_library();
+    if (second.door) t.second.push_back(one_product(program, second.C));
+    if (run_scalapack && paired && r % 2 == 1) one_scalapack();
   }
-  long calls_min = 0;
-  MPI_Allreduce(&calls, &calls_min, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-  if (run_pdgemm && o.panel > 0 && calls_min == 0)
-    throw std::runtime_error(
-        "--panel: pdgemm never called this program's pilaenv_, so the "
-        "panel width could not be set (is PBLAS linked with -Bsymbolic?)");
-  const std::vector<double>& main_times = run_pdgemm ? slowest : slowest_cuboid;
-  const std::vector<double> timed(main_times.begin() + o.warmup, main_times.end());
-  const double med = median(timed);
-  const double flops = (complex ? 8.0 : 2.0) * double(o.m) * double(o.n) * double(o.k);
+  return t;
+}
 
+struct Checks {
+  Check scalapack, second;
+};
+
+// Each product checked (after --perturb, which must make a check fail).
+template <class T>
+Checks check_products(const Options& o, Operands<T>& x, Second<T>& second,
+                      const layout::ProcessGrid& g, const Blacs& blacs, int rank) {
+  Checks c;
+  if (!o.validate) return c;
   // The sub-matrix's first element, on the rank that holds it.
+  const Local<T>& C = x.C;
   const std::int64_t pi = C.ia - 1, pj = C.ja - 1;
   const bool holds_first = C.layout.owner(pi, pj) == rank;
   const std::size_t first_at = std::size_t(C.layout.local_row(pi) + C.layout.local_col(pj) * C.lld);
-  if (o.perturb != 0 && holds_first) C.data[first_at] += T(o.perturb);
-  Check check, check_cuboid;
-  if (o.validate && run_pdgemm) check = validate(o, A, B, C0, C, g, ctxt, rank);
-  if (o.validate && door) {
-    if (o.perturb != 0 && holds_first) Cc.data[first_at] += T(o.perturb);
-    check_cuboid = validate(o, A, B, C0, Cc, g, ctxt, rank);
-  }
-#if CUBOID_PDGEMM_WITH_LIBRARY
-  if (o.validate && run_cuboid) {
-    if (o.perturb != 0 && holds_first) Cc.data[first_at] += T(o.perturb);
-    check_cuboid = validate(o, A, B, C0, Cc, g, ctxt, rank);
-    if (!run_pdgemm) check = check_cuboid;
-  }
-#endif
-  Cblacs_gridexit(ctxt);
-  double received_max = 0;
-  MPI_Reduce(&cuboid_received, &received_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  std::vector<double> rank_speeds(static_cast<std::size_t>(P), 0.0);
-  MPI_Gather(&cuboid_speed, 1, MPI_DOUBLE, rank_speeds.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  auto check = [&](Local<T>& out) {
+    if (o.perturb != 0 && holds_first) out.data[first_at] += T(o.perturb);
+    return validate(o, x.A, x.B, x.C0, out, g, blacs.ctxt, rank);
+  };
+  const bool run_scalapack = o.engine != "cuboid";
+  if (run_scalapack) c.scalapack = check(x.C);
+  if (second.door || second.library) c.second = check(second.C);
+  if (!run_scalapack) c.scalapack = c.second;
+  return c;
+}
 
-  if (root) {
-    nlohmann::json j = {
-        {"program", routine},
-        {"m", o.m},
-        {"n", o.n},
-        {"k", o.k},
-        {"block", o.block},
-        {"offsets_blocks", o.offsets},
-        {"trans_a", std::string(1, o.trans_a)},
-        {"trans_b", std::string(1, o.trans_b)},
-        {"grid", {g.rows, g.cols}},
-        {"ranks", P},
-        {"threads_per_rank", o.threads},
-        {"alpha", o.alpha},
-        {"beta", o.beta},
-        {"seed", o.seed},
-        {"panel",
-         {{"default", default_panel},
-          {"used", o.panel > 0 ? o.panel : default_panel},
-          {"overridden", o.panel > 0},
-          {"pilaenv_calls_per_product", calls_min}}},
-        {"warmup", o.warmup},
-        {"times_s", timed},
-        {"median_s", med},
-        {"min_s", *std::min_element(timed.begin(), timed.end())},
-        {"max_s", *std::max_element(timed.begin(), timed.end())},
-        {"gflops", flops / med / 1e9},
-        {"blas", blas_library()},
-        {"validation",
-         {{"performed", o.validate},
-          {"passed", check.passed},
-          {"error", check.error},
-          {"bound", check.bound},
-          {"method", o.validate ? "randomized: ||C x - (alpha A (B x) + beta C0 x)||_inf <= "
-                                  "1.01 u [(2k+n+4)(|alpha| |A| |B| + |beta| |C0|) + n |C|] |x| "
-                                  "(inf-norms, pdgemv and pdlange)"
-                                : "not validated"}}}};
-    j["engine"] = o.engine;
-    if (door) {
-      const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
-      j["door"] = {{"symbol", std::string(routine) + "_ as the program resolves it"},
+std::string verdict(const Options& o, const Check& c) {
+  return o.validate ? (c.passed ? "passed" : "FAILED") : "not performed";
+}
+
+nlohmann::json check_json(const Check& c) {
+  return {{"passed", c.passed}, {"error", c.error}, {"bound", c.bound}};
+}
+
+// Rank 0's record: one JSON line on standard output (and in --json), a summary on stderr.
+void report(const Options& o, const layout::ProcessGrid& g, int P, const char* routine,
+            bool second_is_door, const Blacs& blacs, long calls_min, const Timings& t,
+            const Checks& checks, double received_max, const std::vector<double>& rank_speeds) {
+  const bool run_scalapack = o.engine != "cuboid",
+             library = o.engine == "cuboid" || o.engine == "both";
+  const bool complex = o.type == 'z';
+  const std::vector<double>& main_times = run_scalapack ? t.scalapack : t.second;
+  const std::vector<double> timed(main_times.begin() + o.warmup, main_times.end());
+  const double med = median(timed);
+  const double flops = (complex ? 8.0 : 2.0) * double(o.m) * double(o.n) * double(o.k);
+  const int panel = o.panel > 0 ? o.panel : blacs.default_panel;
+  nlohmann::json j = {
+      {"program", routine},
+      {"m", o.m},
+      {"n", o.n},
+      {"k", o.k},
+      {"block", o.block},
+      {"offsets_blocks", o.offsets},
+      {"trans_a", std::string(1, o.trans_a)},
+      {"trans_b", std::string(1, o.trans_b)},
+      {"grid", {g.rows, g.cols}},
+      {"ranks", P},
+      {"threads_per_rank", o.threads},
+      {"alpha", o.alpha},
+      {"beta", o.beta},
+      {"seed", o.seed},
+      {"panel",
+       {{"default", blacs.default_panel},
+        {"used", panel},
+        {"overridden", o.panel > 0},
+        {"pilaenv_calls_per_product", calls_min}}},
+      {"warmup", o.warmup},
+      {"times_s", timed},
+      {"median_s", med},
+      {"min_s", *std::min_element(timed.begin(), timed.end())},
+      {"max_s", *std::max_element(timed.begin(), timed.end())},
+      {"gflops", flops / med / 1e9},
+      {"blas", blas_library()},
+      {"validation",
+       {{"performed", o.validate},
+        {"passed", checks.scalapack.passed},
+        {"error", checks.scalapack.error},
+        {"bound", checks.scalapack.bound},
+        {"method", o.validate ? "randomized: ||C x - (alpha A (B x) + beta C0 x)||_inf <= "
+                                "1.01 u [(2k+n+4)(|alpha| |A| |B| + |beta| |C0|) + n |C|] |x| "
+                                "(inf-norms, pdgemv and pdlange)"
+                              : "not validated"}}}};
+  j["engine"] = o.engine;
+  const std::vector<double> ct(
+      t.second.begin() + std::min<std::ptrdiff_t>(o.warmup, std::ptrdiff_t(t.second.size())),
+      t.second.end());
+  const double second_med = ct.empty() ? 0.0 : median(ct);
+  if (second_is_door)
+    j["door"] = {{"symbol", std::string(routine) + "_ as the program resolves it"},
+                 {"times_s", ct},
+                 {"median_s", second_med},
+                 {"min_s", *std::min_element(ct.begin(), ct.end())},
+                 {"gflops", flops / second_med / 1e9},
+                 {"ratio_to_scalapack", second_med / med},
+                 {"validation", check_json(checks.second)}};
+  if (library) {
+    j["cuboid"] = {{"processors", o.processors},
                    {"times_s", ct},
-                   {"median_s", median(ct)},
-                   {"gflops", flops / median(ct) / 1e9},
-                   {"ratio_to_scalapack", median(ct) / med},
-                   {"validation",
-                    {{"passed", check_cuboid.passed},
-                     {"error", check_cuboid.error},
-                     {"bound", check_cuboid.bound}}}};
-    }
-    if (run_cuboid) {
-      const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
-      j["cuboid"] = {{"processors", o.processors},
-                     {"times_s", ct},
-                     {"median_s", median(ct)},
-                     {"gflops", flops / median(ct) / 1e9},
-                     {"rank_partition", cuboid_partition},
-                     {"rank_gflops", rank_speeds},
-                     {"received_bytes_max", received_max},
-                     {"validation",
-                      {{"passed", check_cuboid.passed},
-                       {"error", check_cuboid.error},
-                       {"bound", check_cuboid.bound}}}};
-      if (!run_pdgemm) j["program"] = "cuboid::gemm (distributed)";
-    }
-    const std::string line = j.dump();
-    std::cout << line << std::endl;
-    if (!o.json.empty()) {
-      std::ofstream f(o.json);
-      f << line << "\n";
-      if (!f) throw BadInput("--json " + o.json + ": cannot write the file");
-    }
-    // One write: std::cerr is unbuffered, and mpirun would otherwise interleave the JSON line
-    // of stdout between the pieces of this one (a test looks for "validation FAILED").
-    std::ostringstream summary;
-    summary << "cuboid-pdgemm: " << routine << " " << o.m << "x" << o.n << "x" << o.k
-            << " op(A)=" << o.trans_a << " op(B)=" << o.trans_b << " block " << o.block << " on a "
-            << g.rows << "x" << g.cols << " grid, panel " << (o.panel > 0 ? o.panel : default_panel)
-            << " (library default " << default_panel << "): median " << med << " s, "
-            << flops / med / 1e9 << " GFLOP/s; validation "
-            << (o.validate ? (check.passed ? "passed" : "FAILED") : "not performed") << " ("
-            << check.error << " <= " << check.bound << ")\n";
-    if (door) {
-      const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
-      summary << "cuboid-pdgemm: the program's " << routine << "_ (the preloaded door): median "
-              << median(ct) << " s, " << median(ct) / med << "x ScaLAPACK's own " << routine
-              << "_ called alternately; validation "
-              << (o.validate ? (check_cuboid.passed ? "passed" : "FAILED") : "not performed")
-              << "\n";
-    }
-    if (run_cuboid && run_pdgemm) {
-      const std::vector<double> ct(slowest_cuboid.begin() + o.warmup, slowest_cuboid.end());
-      summary << "cuboid-pdgemm: cuboid::gemm on " << o.processors << " (" << cuboid_partition
-              << "): median " << median(ct) << " s, " << flops / median(ct) / 1e9 << " GFLOP/s, "
-              << median(ct) / med << "x " << routine << "'s time; validation "
-              << (o.validate ? (check_cuboid.passed ? "passed" : "FAILED") : "not performed")
-              << "\n";
-    }
-    std::cerr << summary.str() << std::flush;
+                   {"median_s", second_med},
+                   {"min_s", *std::min_element(ct.begin(), ct.end())},
+                   {"gflops", flops / second_med / 1e9},
+                   {"rank_partition", t.partition},
+                   {"rank_gflops", rank_speeds},
+                   {"received_bytes_max", received_max},
+                   {"validation", check_json(checks.second)}};
+    if (!run_scalapack) j["program"] = "cuboid::gemm (distributed)";
   }
-  return o.validate && (!check.passed || ((run_cuboid || door) && !check_cuboid.passed))
+  const std::string line = j.dump();
+  std::cout << line << std::endl;
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    f << line << "\n";
+    if (!f) throw BadInput("--json " + o.json + ": cannot write the file");
+  }
+  // One write: std::cerr is unbuffered, and mpirun would otherwise interleave the JSON line
+  // of stdout between the pieces of this one (a test looks for "validation FAILED").
+  std::ostringstream summary;
+  summary << "cuboid-pdgemm: " << j["program"].get<std::string>() << " " << o.m << "x" << o.n << "x"
+          << o.k << " op(A)=" << o.trans_a << " op(B)=" << o.trans_b << " block " << o.block
+          << " on a " << g.rows << "x" << g.cols << " grid, panel " << panel << " (library default "
+          << blacs.default_panel << "): median " << med << " s, " << flops / med / 1e9
+          << " GFLOP/s; validation " << verdict(o, checks.scalapack) << " ("
+          << checks.scalapack.error << " <= " << checks.scalapack.bound << ")\n";
+  if (second_is_door)
+    summary << "cuboid-pdgemm: the program's " << routine << "_ (the preloaded door): median "
+            << second_med << " s, " << second_med / med << "x ScaLAPACK's own " << routine
+            << "_ called alternately; validation " << verdict(o, checks.second) << "\n";
+  if (library && run_scalapack)
+    summary << "cuboid-pdgemm: cuboid::gemm on " << o.processors << " (" << t.partition
+            << "): median " << second_med << " s, " << flops / second_med / 1e9 << " GFLOP/s, "
+            << second_med / med << "x " << routine << "'s time; validation "
+            << verdict(o, checks.second) << "\n";
+  std::cerr << summary.str() << std::flush;
+}
+
+template <class T>
+int run(const Options& o, int rank, int P) {
+  const bool complex = !std::is_same_v<T, double>;
+  const char* routine = complex ? "pzgemm" : "pdgemm";
+  check_options(o);
+  const layout::ProcessGrid g = grid_for(o, P);
+  if (!library_pilaenv())
+    throw std::runtime_error("the library's pilaenv_ was not found (is this ScaLAPACK's PBLAS?)");
+  omp_set_num_threads(o.threads);  // OpenBLAS' OpenMP build follows omp_get_max_threads()
+  const Blacs blacs = open_grid(g, rank, complex);
+  g_panel = o.panel;
+  Operands<T> x;
+  try {
+    x = make_operands<T>(o, g, blacs, rank, P);
+  } catch (...) {
+    Cblacs_gridexit(blacs.ctxt);
+    throw;
+  }
+  Second<T> second = make_second<T>(o, x.C, routine);
+  const Timings t = time_products(o, x, second, g, rank);
+
+  long calls_min = 0;
+  MPI_Allreduce(&t.pilaenv_calls, &calls_min, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+  if (o.engine != "cuboid" && o.panel > 0 && calls_min == 0)
+    throw std::runtime_error(
+        "--panel: pdgemm never called this program's pilaenv_, so the "
+        "panel width could not be set (is PBLAS linked with -Bsymbolic?)");
+  const Checks checks = check_products(o, x, second, g, blacs, rank);
+  Cblacs_gridexit(blacs.ctxt);
+  double received_max = 0, speed = t.speed;
+  MPI_Reduce(&t.received, &received_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  std::vector<double> rank_speeds(static_cast<std::size_t>(P), 0.0);
+  MPI_Gather(&speed, 1, MPI_DOUBLE, rank_speeds.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    report(o, g, P, routine, second.door, blacs, calls_min, t, checks, received_max, rank_speeds);
+  const bool paired = second.door || second.library;
+  return o.validate && (!checks.scalapack.passed || (paired && !checks.second.passed))
              ? kValidationFailed
              : 0;
 }
