@@ -121,12 +121,12 @@ void add_segment(Message& msg, bool is_a, const Segment& seg) {
   (is_a ? msg.a_elems : msg.b_elems) += seg.elements();
 }
 
-// A and B are read in place only from block-cyclic local arrays. C is in place when the zone is
-// one box no other zone touches whose C is the rank's whole local C: its block-cyclic array, or
-// on the aligned layout its tiles stored as the box's panel.
+// A and B are read in place only from block-cyclic local arrays, where a panel is a block of one. C
+// is in place when the zone is one box no other zone touches whose C is the rank's whole local C:
+// its block-cyclic array, or on the aligned layout its tiles stored as the box's panel.
 void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, const TileOrder& o,
                    const Distribution& dist) {
-  p.a_in_place.assign(p.pieces.size(), false), p.b_in_place.assign(p.pieces.size(), false);
+  p.a_at.assign(p.pieces.size(), {}), p.b_at.assign(p.pieces.size(), {});
   const partition::TileBox* box = partition::single_box(zones[std::size_t(p.rank)]);
   auto touched = [&](const partition::TileBox& mine) {
     for (int d = 0; d < p.ranks; ++d)
@@ -140,26 +140,14 @@ void plan_in_place(CommPlan& p, const std::vector<partition::TileZone>& zones, c
     p.c_in_place = box != nullptr && dist.c.panel_rows(p.rank) > 0;
     return;
   }
-  const BlockCyclic &La = dist.a.block_cyclic(), &Lb = dist.b.block_cyclic(),
-                    &Lc = dist.c.block_cyclic();
-  const ProcessGrid& g = La.grid();
-  const int pr = g.row_of(p.rank), pc = g.col_of(p.rank);
-  // A stored panel is the local array when its stored rows are the rank's whole process row
-  // and its stored columns its whole process column: for a transposed operand, the rows are
-  // op's depth (k) and the columns op's rows (i), or op's columns (j) for B.
-  auto whole = [&](const AxisOrder& rows, std::int64_t r0, std::int64_t r1, const AxisOrder& cols,
-                   std::int64_t c0, std::int64_t c1, const BlockCyclic& L) {
-    return is_whole_local_axis(rows, r0, r1, L.row_block(), L.row_offset(pr), g.rows) &&
-           is_whole_local_axis(cols, c0, c1, L.col_block(), L.col_offset(pc), g.cols);
-  };
   for (std::size_t s = 0; s < p.pieces.size(); ++s) {
-    const auto& b = p.pieces[s].box;
-    p.a_in_place[s] = dist.a_transposed ? whole(o.k, b.lo[2], b.hi[2], o.i, b.lo[0], b.hi[0], La)
-                                        : whole(o.i, b.lo[0], b.hi[0], o.k, b.lo[2], b.hi[2], La);
-    p.b_in_place[s] = dist.b_transposed ? whole(o.j, b.lo[1], b.hi[1], o.k, b.lo[2], b.hi[2], Lb)
-                                        : whole(o.k, b.lo[2], b.hi[2], o.j, b.lo[1], b.hi[1], Lb);
+    p.a_at[s] = panel_in_local_array(o, dist, p.rank, p.pieces[s].box, true);
+    p.b_at[s] = panel_in_local_array(o, dist, p.rank, p.pieces[s].box, false);
   }
   if (box == nullptr) return;
+  const BlockCyclic& Lc = dist.c.block_cyclic();
+  const ProcessGrid& g = Lc.grid();
+  const int pr = g.row_of(p.rank), pc = g.col_of(p.rank);
   p.c_in_place =
       is_whole_local_axis(o.i, box->lo[0], box->hi[0], Lc.row_block(), Lc.row_offset(pr), g.rows) &&
       is_whole_local_axis(o.j, box->lo[1], box->hi[1], Lc.col_block(), Lc.col_offset(pc), g.cols);
@@ -197,7 +185,7 @@ void plan_inputs(CommPlan& p, const TileOrder& o, const Distribution& dist) {
                                  : o.j.first[std::size_t(x)] - o.j.first[std::size_t(box.lo[1])];
     const bool flip = is_a ? dist.a_transposed : dist.b_transposed;
     const std::int64_t pi0 = flip ? dj : di, pj0 = flip ? di : dj;
-    const bool in_place = is_a ? p.a_in_place[std::size_t(s)] : p.b_in_place[std::size_t(s)];
+    const bool in_place = (is_a ? p.a_at[std::size_t(s)] : p.b_at[std::size_t(s)]).in_place();
     auto& copies = (is_a ? p.copies_a : p.copies_b)[std::size_t(s)];
     (is_a ? dist.a : dist.b).for_each_piece(r, [&](const exec::Rect& q, int owner) {
       const std::int64_t pi = pi0 + q.i0 - r.i0, pj = pj0 + q.j0 - r.j0;

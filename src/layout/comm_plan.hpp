@@ -8,7 +8,7 @@
 //
 // Zones are boxes of positions of a TileOrder (distribution.hpp); a box's panels are the rows
 // and columns of its positions in that order, so a rank whose zone matches what it owns reads
-// its local arrays in place.
+// its local arrays in place (a panel that is a block of a local array is read there too).
 //
 // Inputs. A rank's zone is cut into pieces (k-slabs of its boxes, strategy.hpp; a box whose A
 // and B the rank owns entirely is one piece: there is nothing to wait for; a box's slabs with
@@ -76,9 +76,9 @@ struct CommPlan {
   // cols, each transposed when its operand is stored transposed, so the multiply applies the op.
   std::vector<exec::Rect> a_panels, b_panels;
   std::vector<exec::Rect> box_panels;  // C panel of each box (positions' elements)
-  // Piece s reads A (B) from the local array; the zone writes C into the local array.
-  std::vector<bool> a_in_place, b_in_place;
-  bool c_in_place = false;
+  // Where piece s's stored A (B) panel lies in the local array when it is read in place there.
+  std::vector<LocalBlock> a_at, b_at;
+  bool c_in_place = false;  // the zone writes C into the local array
 
   // Inputs, per stage: received messages (by source rank), copies from the local array or
   // carried tiles, and the carry slots whose last use is that stage.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 namespace cuboid::layout {
 
@@ -250,16 +251,56 @@ Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
   return d;
 }
 
-bool is_whole_local_axis(const AxisOrder& axis, std::int64_t x0, std::int64_t x1,
-                         std::int64_t block, int p, int nprocs) {
-  std::int64_t li = 0;
+namespace {
+// The local run of [x0, x1) on process coordinate p: its first local index and its length, or a
+// first index of -1.
+std::pair<std::int64_t, std::int64_t> local_run(const AxisOrder& axis, std::int64_t x0,
+                                                std::int64_t x1, std::int64_t block, int p,
+                                                int nprocs) {
+  std::int64_t first = -1, next = -1;
   for (std::int64_t x = x0; x < x1; ++x)
     for (std::int64_t g = axis.lo(x); g < axis.hi(x); ++g) {
-      if ((g / block) % nprocs != p) return false;
-      if ((g / (block * nprocs)) * block + g % block != li) return false;
-      ++li;
+      if ((g / block) % nprocs != p) return {-1, 0};
+      const std::int64_t li = (g / (block * nprocs)) * block + g % block;
+      if (first < 0) first = next = li;
+      if (li != next) return {-1, 0};
+      ++next;
     }
-  return li == numroc(axis.extent, block, p, 0, nprocs);
+  return {first, next - first};
+}
+}  // namespace
+
+bool is_whole_local_axis(const AxisOrder& axis, std::int64_t x0, std::int64_t x1,
+                         std::int64_t block, int p, int nprocs) {
+  if (x0 >= x1) return numroc(axis.extent, block, p, 0, nprocs) == 0;
+  const auto [first, length] = local_run(axis, x0, x1, block, p, nprocs);
+  return first == 0 && length == numroc(axis.extent, block, p, 0, nprocs);
+}
+
+LocalBlock panel_in_local_array(const TileOrder& o, const Distribution& d, int rank,
+                                const partition::TileBox& b, bool is_a) {
+  const MatrixDist& M = is_a ? d.a : d.b;
+  if (M.kind() != MatrixDist::Kind::block_cyclic) return {};
+  const BlockCyclic& L = M.block_cyclic();
+  const ProcessGrid& g = L.grid();
+  // The stored rows and columns: for a transposed operand the rows are op's depth (k) and the
+  // columns op's rows (i), or op's columns (j) for B.
+  const bool flip = is_a ? d.a_transposed : d.b_transposed;
+  struct Span {
+    const AxisOrder* axis;
+    std::int64_t x0, x1;
+  };
+  const Span outer = is_a ? Span{&o.i, b.lo[0], b.hi[0]} : Span{&o.j, b.lo[1], b.hi[1]};
+  const Span depth{&o.k, b.lo[2], b.hi[2]};
+  const Span rows = is_a != flip ? outer : depth, cols = is_a != flip ? depth : outer;
+  const std::int64_t row =
+      local_run(*rows.axis, rows.x0, rows.x1, L.row_block(), L.row_offset(g.row_of(rank)), g.rows)
+          .first;
+  if (row < 0) return {};
+  const std::int64_t col =
+      local_run(*cols.axis, cols.x0, cols.x1, L.col_block(), L.col_offset(g.col_of(rank)), g.cols)
+          .first;
+  return col < 0 ? LocalBlock{} : LocalBlock{row, col};
 }
 
 }  // namespace cuboid::layout

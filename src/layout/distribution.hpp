@@ -154,4 +154,17 @@ Distribution aligned_distribution(const std::vector<partition::TileZone>& zones,
 bool is_whole_local_axis(const AxisOrder& axis, std::int64_t x0, std::int64_t x1,
                          std::int64_t block, int p, int nprocs);
 
+// Where a stored panel lies in a rank's block-cyclic local array when it is a block of it: its
+// first local row and column (rows and columns in local order, read there with the array's
+// leading dimension); row -1 when it is not, and the panel is filled instead. A slab of a rank's
+// own k blocks is a column range of its A, say.
+struct LocalBlock {
+  std::int64_t row = -1, col = -1;
+  bool in_place() const { return row >= 0; }
+};
+// The stored A panel (is_a) or B panel of the box of positions `b` in `rank`'s local array, for
+// a block-cyclic distribution (never in place otherwise).
+LocalBlock panel_in_local_array(const TileOrder& o, const Distribution& d, int rank,
+                                const partition::TileBox& b, bool is_a);
+
 }  // namespace cuboid::layout

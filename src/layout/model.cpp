@@ -190,22 +190,27 @@ RankMemoryModel predict_rank_memory(const RankTraffic& t, const Distribution& di
       t.c_in == 0 && t.c_out == 0 &&
       (dist.c.kind() == MatrixDist::Kind::block_cyclic || dist.c.panel_rows(rank) > 0);
   if (!c_stays) m.partial_c = t.c_boxes;
-  // A zone whose inputs all lie on the rank is one piece per box, read in place when the layout
-  // is block-cyclic; otherwise every piece copies its panels, received or owned.
+  // A zone whose inputs all lie on the rank is one piece per box; a piece's panel that is a block
+  // of the block-cyclic local array is read there, every other one is filled in a buffer as
+  // large as the largest.
   const bool travels = t.a_in > 0 || t.b_in > 0;
-  const bool copies = travels || dist.a.kind() != MatrixDist::Kind::block_cyclic;
   const auto pieces = pieces_of(zone, travels ? std::max(1, streaming.slabs) : 1);
-  double a_max = 0, b_max = 0;
+  double a_max = 0, b_max = 0, a_all = 0, b_all = 0;
   for (const auto& p : pieces) {
     const exec::Rect a = a_panel(order, p.box), b = b_panel(order, p.box);
-    a_max = std::max(a_max, double(a.rows()) * double(a.cols()));
-    b_max = std::max(b_max, double(b.rows()) * double(b.cols()));
+    const double a_size = double(a.rows()) * double(a.cols()),
+                 b_size = double(b.rows()) * double(b.cols());
+    a_all = std::max(a_all, a_size), b_all = std::max(b_all, b_size);
+    if (!panel_in_local_array(order, dist, rank, p.box, true).in_place())
+      a_max = std::max(a_max, a_size);
+    if (!panel_in_local_array(order, dist, rank, p.box, false).in_place())
+      b_max = std::max(b_max, b_size);
   }
-  if (copies) m.panels = a_max + b_max;
+  m.panels = a_max + b_max;
   // A stage receives at most its piece's panels: streamed, the slots hold `window` of those.
   double received = t.a_in + t.b_in;
   if (streaming.window > 0 && std::size_t(streaming.window) < pieces.size())
-    received = std::min(received, double(streaming.window) * (a_max + b_max));
+    received = std::min(received, double(streaming.window) * (a_all + b_all));
   m.messages = received + t.c_in + t.c_out;
   return m;
 }

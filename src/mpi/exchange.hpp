@@ -28,6 +28,7 @@
 namespace cuboid::mpi {
 using layout::CommPlan;
 using layout::Distribution;
+using layout::LocalBlock;
 using layout::MatrixDist;
 using layout::Piece;
 using layout::TileOrder;
@@ -57,9 +58,10 @@ class Exchange {
   exec::Rect a_panel_of(int s) const { return plan_.a_panels[std::size_t(s)]; }
   exec::Rect b_panel_of(int s) const { return plan_.b_panels[std::size_t(s)]; }
   const exec::Rect& box_panel(int b) const { return plan_.box_panels[std::size_t(b)]; }
-  // In place: piece s reads A (B) from the local array; the zone writes C into the local array.
-  bool a_in_place(int s) const { return plan_.a_in_place[std::size_t(s)]; }
-  bool b_in_place(int s) const { return plan_.b_in_place[std::size_t(s)]; }
+  // In place: piece s reads A (B) from a block of the local array, starting there; the zone
+  // writes C into the local array.
+  LocalBlock a_at(int s) const { return plan_.a_at[std::size_t(s)]; }
+  LocalBlock b_at(int s) const { return plan_.b_at[std::size_t(s)]; }
   bool c_in_place() const { return plan_.c_in_place; }
   // Bytes of the tiles kept for later pieces, at most at once (peak of the carry store).
   double carry_peak_bytes() const { return carry_peak_ * double(sizeof(Scalar)); }

@@ -322,8 +322,8 @@ class RankRun {
         product.beta_is_one =
             !piece.first_of_box || (ex_->c_in_place() && s_.beta == 1 && s_.beta_im == 0);
         products.push_back(product);
-        if (!ex_->a_in_place(int(p))) max_a_ = std::max(max_a_, a.rows() * a.cols());
-        if (!ex_->b_in_place(int(p))) max_b_ = std::max(max_b_, b.rows() * b.cols());
+        if (!ex_->a_at(int(p)).in_place()) max_a_ = std::max(max_a_, a.rows() * a.cols());
+        if (!ex_->b_at(int(p)).in_place()) max_b_ = std::max(max_b_, b.rows() * b.cols());
       }
       // The processors' buffers in host memory (a staged or emulated processor's, a device's
       // staging), as the plans reserve them: the rest of the peak is the data's.
@@ -379,6 +379,13 @@ class RankRun {
     generate_matrices();
     allocate_panels();
     arrays_of_storage();
+  }
+
+  static Matrix panel_of(LocalBlock at, const Matrix& array, const Storage& buffer,
+                         const exec::Rect& r) {
+    if (!at.in_place()) return Matrix(buffer.data(), r.rows(), r.cols());
+    return Kokkos::subview(array, std::make_pair(at.row, at.row + r.rows()),
+                           std::make_pair(at.col, at.col + r.cols()));
   }
 
   void allocate_panels() {
@@ -449,13 +456,11 @@ class RankRun {
     for (std::size_t p = 0; p < ex_->pieces().size(); ++p) {
       const Piece& piece = ex_->pieces()[p];
       const exec::Rect a = ex_->a_panel_of(int(p)), b = ex_->b_panel_of(int(p));
-      // Panels live in two reusable buffers unless the local array is the panel; either way they
-      // hold the stored operands (a transposed A's panel is depth x rows), and the GEMM applies
-      // the ops.
-      const Matrix Ap =
-          ex_->a_in_place(int(p)) ? A_array_ : Matrix(a_panel_.data(), a.rows(), a.cols());
-      const Matrix Bp =
-          ex_->b_in_place(int(p)) ? B_array_ : Matrix(b_panel_.data(), b.rows(), b.cols());
+      // Panels live in two reusable buffers unless the panel is a block of the local array (read
+      // there, with the array's leading dimension); either way they hold the stored operands (a
+      // transposed A's panel is depth x rows), and the GEMM applies the ops.
+      const Matrix Ap = panel_of(ex_->a_at(int(p)), A_array_, a_panel_, a);
+      const Matrix Bp = panel_of(ex_->b_at(int(p)), B_array_, b_panel_, b);
       const Matrix Cp = ex_->c_in_place() ? C_array_ : box_c_[std::size_t(piece.box_index)];
       sw.restart();
       ex_->inputs_for(int(p), A_, B_, Ap, Bp);

@@ -177,6 +177,25 @@ bool is_local_array(const MatrixDist& d, int rank, const std::vector<std::int64_
   return true;
 }
 
+// Where the panel whose elements are rows x cols lies in `rank`'s block-cyclic local array when
+// it is a block of it (each element at the first one's local row and column plus its place in
+// the panel); row -1 otherwise.
+LocalBlock local_block(const MatrixDist& d, int rank, const std::vector<std::int64_t>& rows,
+                       const std::vector<std::int64_t>& cols) {
+  LocalBlock none;
+  if (d.kind() != MatrixDist::Kind::block_cyclic || rows.empty() || cols.empty()) return none;
+  if (d.owner(rows[0], cols[0]) != rank) return none;
+  const std::int64_t ld = d.ld(rows[0], cols[0]), first = d.offset(rows[0], cols[0]);
+  for (std::size_t v = 0; v < cols.size(); ++v)
+    for (std::size_t u = 0; u < rows.size(); ++u)
+      if (d.owner(rows[u], cols[v]) != rank || d.ld(rows[u], cols[v]) != ld ||
+          d.offset(rows[u], cols[v]) != first + std::int64_t(u) + std::int64_t(v) * ld)
+        return none;
+  // A block must not run past the local array's last row into the next column.
+  if (first % ld + std::int64_t(rows.size()) > ld) return none;
+  return LocalBlock{first % ld, first / ld};
+}
+
 bool owns_all(const MatrixDist& d, int rank, const std::vector<std::int64_t>& rows,
               const std::vector<std::int64_t>& cols) {
   for (std::int64_t gj : cols)
@@ -416,8 +435,8 @@ TEST(CommPlan, MessagePartsTravelInRunsThatTheSenderReadsAsFewRanges) {
   EXPECT_GT(messages, 0) << p.name << ": no A travels";
 }
 
-TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
-  int a_in = 0, b_in = 0, c_in = 0, at_in = 0, bt_in = 0;
+TEST(CommPlan, PanelsAreReadInPlaceWhereTheyAreBlocksOfTheLocalArrays) {
+  int a_in = 0, b_in = 0, c_in = 0, at_in = 0, bt_in = 0, a_part = 0, b_part = 0;
   for_each_case([&](const Problem& p, int, const std::vector<CommPlan>& plans) {
     const TileOrder& o = p.order;
     for (std::size_t r = 0; r < plans.size(); ++r) {
@@ -429,13 +448,18 @@ TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
                    l = panel_axis(o.k, b.lo[2], b.hi[2]);
         const auto [ar, ac] = stored_a(p, i, l);
         const auto [br, bc] = stored_b(p, l, j);
-        EXPECT_EQ(bool(plan.a_in_place[s]), is_local_array(p.dist.a, rank, ar, ac))
-            << r << " " << s;
-        EXPECT_EQ(bool(plan.b_in_place[s]), is_local_array(p.dist.b, rank, br, bc))
-            << r << " " << s;
-        a_in += plan.a_in_place[s], b_in += plan.b_in_place[s];
-        at_in += p.dist.a_transposed && plan.a_in_place[s];
-        bt_in += p.dist.b_transposed && plan.b_in_place[s];
+        const LocalBlock a_at = local_block(p.dist.a, rank, ar, ac),
+                         b_at = local_block(p.dist.b, rank, br, bc);
+        EXPECT_EQ(plan.a_at[s].row, a_at.row) << p.name << " rank " << r << " piece " << s;
+        EXPECT_EQ(plan.a_at[s].col, a_at.col) << p.name << " rank " << r << " piece " << s;
+        EXPECT_EQ(plan.b_at[s].row, b_at.row) << p.name << " rank " << r << " piece " << s;
+        EXPECT_EQ(plan.b_at[s].col, b_at.col) << p.name << " rank " << r << " piece " << s;
+        const bool a_in_place = plan.a_at[s].in_place(), b_in_place = plan.b_at[s].in_place();
+        a_in += a_in_place, b_in += b_in_place;
+        a_part += a_in_place && !is_local_array(p.dist.a, rank, ar, ac);
+        b_part += b_in_place && !is_local_array(p.dist.b, rank, br, bc);
+        at_in += p.dist.a_transposed && a_in_place;
+        bt_in += p.dist.b_transposed && b_in_place;
       }
       // C in place: one box, C is the local array, and no other zone shares a C tile with it.
       bool expected = plan.box_panels.size() == 1;
@@ -464,6 +488,9 @@ TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
   // Nor for transposed operands: a stored panel of A^T (B^T) can be the local array too.
   EXPECT_GT(at_in, 0);
   EXPECT_GT(bt_in, 0);
+  // Nor only whole arrays: slabs of a rank's own k blocks are blocks of its local arrays.
+  EXPECT_GT(a_part, 0);
+  EXPECT_GT(b_part, 0);
 }
 
 // Every element of a panel that is not in place is written exactly once per piece, by a copy
@@ -471,7 +498,7 @@ TEST(CommPlan, InPlaceFlagsAgreeWithTheDistribution) {
 void check_panel(const CommPlan& plan, std::size_t s, bool is_a, const MatrixDist& d,
                  const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols,
                  const std::map<int, std::size_t>& filled_at) {
-  const bool in_place = is_a ? plan.a_in_place[s] : plan.b_in_place[s];
+  const bool in_place = (is_a ? plan.a_at[s] : plan.b_at[s]).in_place();
   const auto& copies = (is_a ? plan.copies_a : plan.copies_b)[s];
   std::vector<int> count(rows.size() * cols.size(), 0);
   auto cover = [&](std::int64_t gi, std::int64_t gj, std::int64_t nr, std::int64_t nc,

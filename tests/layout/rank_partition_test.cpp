@@ -135,8 +135,17 @@ TEST(RankPartition, PredictedMemoryCountsBlocksMessagesAndPartialC) {
   EXPECT_DOUBLE_EQ(m.partial_c, 96);  // C travels: each box's C is a buffer of its own
   // Each box of 4 tiles along k in 4 slabs: pieces one tile deep, A 256 x 64, B 64 x 128.
   EXPECT_DOUBLE_EQ(m.panels, 256.0 * 64 + 64.0 * 128);
-  RankTraffic own;  // nothing travels: the blocks alone
-  EXPECT_DOUBLE_EQ(predict_rank_memory(own, d, 0, zone, order).total(), blocks);
+  // Nothing travels, one piece per box; rank 0 holds every other block of A and B, so neither
+  // box's panels are blocks of its local arrays: they are filled, A 256 x 256 and B 256 x 128.
+  RankTraffic own;
+  EXPECT_DOUBLE_EQ(predict_rank_memory(own, d, 0, zone, order).total(),
+                   blocks + 256.0 * 256 + 256.0 * 128);
+  // On one process each box's A is a column range and its B a row range of the local arrays:
+  // read in place, the blocks alone.
+  const Distribution one = block_cyclic_distribution(512, 512, 512, 64, near_square_grid(1));
+  const partition::TileZone whole_ij = {partition::TileBox{{0, 0, 0}, {8, 8, 4}},
+                                        partition::TileBox{{0, 0, 4}, {8, 8, 8}}};
+  EXPECT_DOUBLE_EQ(predict_rank_memory(own, one, 0, whole_ij, order).total(), 3.0 * 512 * 512);
 }
 
 // Streamed, a rank holds `window` stages of what it receives, each at most its piece's panels.
