@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace cuboid::layout {
@@ -43,36 +44,116 @@ std::pair<double, double> owned_inputs(const TileOrder& o, const Distribution& d
   return {mine, all};
 }
 
+// The longest run of positions [lo, hi) of a box's axis for which `mine(x)` holds: {lo, lo}
+// when none does.
+template <class F>
+std::pair<std::int64_t, std::int64_t> longest_run(std::int64_t lo, std::int64_t hi, F&& mine) {
+  std::pair<std::int64_t, std::int64_t> best{lo, lo};
+  for (std::int64_t x = lo, start = lo; x < hi; ++x) {
+    if (!mine(x)) {
+      start = x + 1;
+      continue;
+    }
+    if (x + 1 - start > best.second - best.first) best = {start, x + 1};
+  }
+  return best;
+}
+
+// The part of box b whose A and B the rank owns entirely, over the box's whole depth: the
+// longest run of its rows whose A it owns, times the longest run of its columns whose B it owns
+// (the orders group positions by owner, so these are the rank's own rows and columns). Empty
+// when there is none.
+partition::TileBox local_part(const TileOrder& o, const Distribution& d,
+                              const partition::TileBox& b, int rank) {
+  auto owns = [&](const MatrixDist& M, const exec::Rect& r) {
+    bool all = true;
+    M.for_each_piece(r, [&](const exec::Rect&, int owner) { all = all && owner == rank; });
+    return all;
+  };
+  auto a_row = [&](std::int64_t x) {
+    for (std::int64_t y = b.lo[2]; y < b.hi[2]; ++y)
+      if (!owns(d.a, a_tile(o, d, x, y))) return false;
+    return true;
+  };
+  auto b_col = [&](std::int64_t x) {
+    for (std::int64_t y = b.lo[2]; y < b.hi[2]; ++y)
+      if (!owns(d.b, b_tile(o, d, y, x))) return false;
+    return true;
+  };
+  partition::TileBox part = b;
+  std::tie(part.lo[0], part.hi[0]) = longest_run(b.lo[0], b.hi[0], a_row);
+  if (part.lo[0] == part.hi[0]) return part;
+  std::tie(part.lo[1], part.hi[1]) = longest_run(b.lo[1], b.hi[1], b_col);
+  return part;
+}
+
+// Box b less its part `in` (same depth, within b's rows and columns): the columns before and
+// after it at full height, then the rows above and below it in its columns.
+std::vector<partition::TileBox> around(const partition::TileBox& b, const partition::TileBox& in) {
+  std::vector<partition::TileBox> out;
+  auto add = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+    partition::TileBox x = b;
+    x.lo[0] = i0, x.hi[0] = i1, x.lo[1] = j0, x.hi[1] = j1;
+    if (!x.empty()) out.push_back(x);
+  };
+  add(b.lo[0], b.hi[0], b.lo[1], in.lo[1]);
+  add(b.lo[0], b.hi[0], in.hi[1], b.hi[1]);
+  add(b.lo[0], in.lo[0], in.lo[1], in.hi[1]);
+  add(in.hi[0], b.hi[0], in.lo[1], in.hi[1]);
+  return out;
+}
+
+// The k-slabs of `part` (a box or a part of one), those with more of their inputs on the rank
+// first (ties in k order), each starting its C rows and columns when it is the part's first.
+void add_slabs(const TileOrder& o, const Distribution& d, const partition::TileBox& part, int rank,
+               int slabs_per_box, int box_index, std::vector<Piece>& out) {
+  const std::vector<Piece> slabs = pieces_of({part}, slabs_per_box);
+  std::vector<double> owned;
+  for (const Piece& p : slabs) owned.push_back(owned_inputs(o, d, p.box, rank).first);
+  std::vector<std::size_t> by(slabs.size());
+  for (std::size_t s = 0; s < by.size(); ++s) by[s] = s;
+  std::stable_sort(by.begin(), by.end(),
+                   [&](std::size_t x, std::size_t y) { return owned[x] > owned[y]; });
+  for (std::size_t s = 0; s < by.size(); ++s) {
+    Piece p = slabs[by[s]];
+    p.box_index = box_index;
+    p.first_of_box = s == 0;
+    out.push_back(p);
+  }
+}
+
 // The pieces of a rank's zone: k-slabs of each box, or the whole box when the rank owns all of
-// its inputs (then there is nothing to wait for, and one GEMM per box is fastest). A box's slabs
-// run those with more of their inputs on the rank first (ties in k order): with one thread
-// per rank, the first slab's wait is what the exchange cannot hide, and a slab read from the
-// local arrays has none, while the other slabs' parts arrive. The box's first piece in that
-// order starts its partial C.
+// its inputs (then there is nothing to wait for, and one GEMM per box is fastest). With one
+// thread per rank, the first piece's wait is what the exchange cannot hide, and a piece read
+// from the local arrays has none while the others' parts arrive: a box's slabs run those with
+// more of their inputs on the rank first; and when every slab needs another rank's inputs (each
+// rank keeping its own k blocks of A, say, and needing the others' columns of B), the part of the
+// box whose inputs are all on the rank runs first, in slabs of its own, then the rest of the box.
+// Each part's first piece starts its C rows and columns (a box's partial C, or C in place).
 std::vector<Piece> pieces_for(const TileOrder& o, const Distribution& d,
                               const partition::TileZone& zone, int rank, int slabs_per_box) {
   std::vector<Piece> out;
   int index = 0;
   for (const auto& b : zone) {
     if (b.empty()) continue;
-    std::vector<Piece> slabs = pieces_of({b}, slabs_per_box);
-    std::vector<double> owned;
     double mine = 0, all = 0;
-    for (const Piece& p : slabs) {
+    bool local_slab = false;
+    for (const Piece& p : pieces_of({b}, slabs_per_box)) {
       const auto [slab_mine, slab_all] = owned_inputs(o, d, p.box, rank);
-      owned.push_back(slab_mine), mine += slab_mine, all += slab_all;
+      mine += slab_mine, all += slab_all, local_slab |= slab_mine == slab_all;
     }
-    if (mine == all) slabs = pieces_of({b}, 1), owned.assign(1, mine);
-    std::vector<std::size_t> by(slabs.size());
-    for (std::size_t s = 0; s < by.size(); ++s) by[s] = s;
-    std::stable_sort(by.begin(), by.end(),
-                     [&](std::size_t x, std::size_t y) { return owned[x] > owned[y]; });
-    for (std::size_t s = 0; s < by.size(); ++s) {
-      Piece p = slabs[by[s]];
-      p.box_index = index;
-      p.first_of_box = s == 0;
-      out.push_back(p);
+    if (mine == all) {
+      out.push_back(pieces_of({b}, 1).front());
+      out.back().box_index = index++;
+      continue;
     }
+    const partition::TileBox part = local_slab ? partition::TileBox{} : local_part(o, d, b, rank);
+    if (part.empty()) {
+      add_slabs(o, d, b, rank, slabs_per_box, index++, out);
+      continue;
+    }
+    add_slabs(o, d, part, rank, slabs_per_box, index, out);
+    for (const auto& rest : around(b, part)) add_slabs(o, d, rest, rank, slabs_per_box, index, out);
     ++index;
   }
   return out;

@@ -381,6 +381,17 @@ class RankRun {
     arrays_of_storage();
   }
 
+  // The C a piece writes: its rows and columns of its box's partial C, or of the local C when C
+  // is in place (then the zone is one box whose C is the local array).
+  Matrix c_of(const Piece& piece) const {
+    const Matrix& box = ex_->c_in_place() ? C_array_ : box_c_[std::size_t(piece.box_index)];
+    const exec::Rect c = c_panel(out_.partition.order, piece.box),
+                     at = ex_->box_panel(piece.box_index);
+    if (c == at) return box;
+    return Kokkos::subview(box, std::make_pair(c.i0 - at.i0, c.i1 - at.i0),
+                           std::make_pair(c.j0 - at.j0, c.j1 - at.j0));
+  }
+
   static Matrix panel_of(LocalBlock at, const Matrix& array, const Storage& buffer,
                          const exec::Rect& r) {
     if (!at.in_place()) return Matrix(buffer.data(), r.rows(), r.cols());
@@ -461,7 +472,7 @@ class RankRun {
       // transposed A's panel is depth x rows), and the GEMM applies the ops.
       const Matrix Ap = panel_of(ex_->a_at(int(p)), A_array_, a_panel_, a);
       const Matrix Bp = panel_of(ex_->b_at(int(p)), B_array_, b_panel_, b);
-      const Matrix Cp = ex_->c_in_place() ? C_array_ : box_c_[std::size_t(piece.box_index)];
+      const Matrix Cp = c_of(piece);
       sw.restart();
       ex_->inputs_for(int(p), A_, B_, Ap, Bp);
       rep.phases.exchange += sw.seconds();

@@ -298,25 +298,43 @@ TEST(CommPlan, EveryTileTaskIsInExactlyOneRanksPieces) {
     };
     for (std::size_t r = 0; r < plans.size(); ++r) {
       for (const auto& b : p.zones[r]) mark(zone_of, b, int(r));
+      // A piece starts its C rows and columns (first_of_box) exactly when no earlier piece of its
+      // box wrote any of them; a later one adds to C that earlier pieces started.
+      std::map<int, std::set<std::pair<std::int64_t, std::int64_t>>> started;
       std::map<int, std::int64_t> per_box;
       for (const Piece& piece : plans[r].pieces) {
         mark(piece_of, piece.box, int(r));
-        EXPECT_EQ(piece.first_of_box, per_box[piece.box_index]++ == 0);
+        ++per_box[piece.box_index];
+        auto& cells = started[piece.box_index];
+        int before = 0, cells_of_piece = 0;
+        for (std::int64_t x = piece.box.lo[0]; x < piece.box.hi[0]; ++x)
+          for (std::int64_t y = piece.box.lo[1]; y < piece.box.hi[1]; ++y)
+            ++cells_of_piece, before += cells.count({x, y}) > 0;
+        EXPECT_EQ(before, piece.first_of_box ? 0 : cells_of_piece) << p.name << " rank " << r;
+        for (std::int64_t x = piece.box.lo[0]; x < piece.box.hi[0]; ++x)
+          for (std::int64_t y = piece.box.lo[1]; y < piece.box.hi[1]; ++y) cells.insert({x, y});
       }
-      // Slabs, except for a box whose inputs the rank owns: nothing to wait for, one GEMM.
+      // Slabs no deeper than the box's in `slabs`, except for a box whose inputs the rank owns:
+      // nothing to wait for, one GEMM.
       std::vector<TileBox> boxes;
       for (const auto& b : p.zones[r])
         if (!b.empty()) boxes.push_back(b);
       ASSERT_EQ(per_box.size(), boxes.size());
-      for (const auto& [index, n] : per_box) {
-        const TileBox& b = boxes[std::size_t(index)];
+      for (const Piece& piece : plans[r].pieces) {
+        const TileBox& b = boxes[std::size_t(piece.box_index)];
         const auto i = panel_axis(p.order.i, b.lo[0], b.hi[0]),
                    j = panel_axis(p.order.j, b.lo[1], b.hi[1]),
                    l = panel_axis(p.order.k, b.lo[2], b.hi[2]);
         const auto [ar, ac] = stored_a(p, i, l);
         const auto [br, bc] = stored_b(p, l, j);
         const bool owned = owns_all(p.dist.a, int(r), ar, ac) && owns_all(p.dist.b, int(r), br, bc);
-        EXPECT_EQ(n, owned ? 1 : std::min<std::int64_t>(slabs, b.extent(2))) << "box " << index;
+        if (owned) {
+          EXPECT_EQ(per_box[piece.box_index], 1);
+          EXPECT_EQ(piece.box, b);
+        } else {
+          const std::int64_t depth = b.extent(2), most = std::min<std::int64_t>(slabs, depth);
+          EXPECT_LE(piece.box.extent(2), (depth + most - 1) / most) << p.name << " rank " << r;
+        }
       }
     }
     EXPECT_EQ(std::count(piece_of.begin(), piece_of.end(), -1), 0);
@@ -338,7 +356,9 @@ TEST(CommPlan, SlabsWithMoreOfTheirInputsOnTheRankRunFirst) {
   int reordered = 0;
   for_each_case([&](const Problem& p, int, const std::vector<CommPlan>& plans) {
     for (std::size_t r = 0; r < plans.size(); ++r) {
-      std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> per_box;  // owned, k
+      // Per box and part of it (its rows and columns): owned elements and k of each slab.
+      using Part = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+      std::map<Part, std::vector<std::pair<std::int64_t, std::int64_t>>> per_box;
       for (const Piece& piece : plans[r].pieces) {
         const TileBox& b = piece.box;
         const auto i = panel_axis(p.order.i, b.lo[0], b.hi[0]),
@@ -346,11 +366,12 @@ TEST(CommPlan, SlabsWithMoreOfTheirInputsOnTheRankRunFirst) {
                    l = panel_axis(p.order.k, b.lo[2], b.hi[2]);
         const auto [ar, ac] = stored_a(p, i, l);
         const auto [br, bc] = stored_b(p, l, j);
-        per_box[piece.box_index].push_back(
+        per_box[{piece.box_index, b.lo[0], b.hi[0], b.lo[1], b.hi[1]}].push_back(
             {owned_count(p.dist.a, int(r), ar, ac) + owned_count(p.dist.b, int(r), br, bc),
              b.lo[2]});
       }
-      for (const auto& [index, slabs] : per_box) {
+      for (const auto& [part, slabs] : per_box) {
+        const int index = std::get<0>(part);
         for (std::size_t s = 1; s < slabs.size(); ++s) {
           EXPECT_GE(slabs[s - 1].first, slabs[s].first) << "rank " << r << " box " << index;
           if (slabs[s - 1].first == slabs[s].first) {
@@ -374,6 +395,43 @@ TEST(CommPlan, SlabsWithMoreOfTheirInputsOnTheRankRunFirst) {
   EXPECT_TRUE(owns_all(p.dist.a, 1, i, l) && owns_all(p.dist.b, 1, l, j))
       << p.name << ": rank 1's first slab waits for another rank";
   EXPECT_TRUE(plans[1].incoming.front().empty()) << p.name << ": stage 0 receives";
+}
+
+// Where every k-slab of a box needs another rank's inputs, the part of the box whose inputs are
+// all on the rank runs first. A-stationary on a 1 x 2 grid: each rank keeps its k blocks of A and
+// needs the other's columns of B for every slab, but its own columns of C need nothing.
+TEST(CommPlan, ThePartOfABoxWhoseInputsAreOnTheRankRunsFirst) {
+  int cases = 0;
+  for (const bool first_apart : {false, true}) {
+    const Problem p = chosen(40, 48, 256, 8, 8, {1, 1}, false, true, Algorithm::nrrp3d, false,
+                             false, first_apart);
+    for (int slabs : {1, 2, 4}) {
+      const std::vector<CommPlan> plans = plans_of(p, slabs);
+      for (std::size_t r = 0; r < plans.size(); ++r) {
+        const CommPlan& plan = plans[r];
+        ASSERT_GT(plan.pieces.size(), 1u) << p.name;
+        bool every_slab_waits = true;  // of the whole box cut into slabs
+        for (const Piece& slab : pieces_of(p.zones[r], slabs)) {
+          const auto i = panel_axis(p.order.i, slab.box.lo[0], slab.box.hi[0]),
+                     j = panel_axis(p.order.j, slab.box.lo[1], slab.box.hi[1]),
+                     l = panel_axis(p.order.k, slab.box.lo[2], slab.box.hi[2]);
+          const auto [ar, ac] = stored_a(p, i, l);
+          const auto [br, bc] = stored_b(p, l, j);
+          every_slab_waits &=
+              !(owns_all(p.dist.a, int(r), ar, ac) && owns_all(p.dist.b, int(r), br, bc));
+        }
+        ASSERT_TRUE(every_slab_waits) << p.name << ": not the case this test is about";
+        // The first slabs read nothing from other ranks, and cover the rank's own C columns.
+        const TileBox& first = plan.pieces.front().box;
+        EXPECT_TRUE(plan.incoming.front().empty()) << p.name << " rank " << r;
+        const auto j = panel_axis(p.order.j, first.lo[1], first.hi[1]);
+        for (std::int64_t gj : j) EXPECT_EQ(p.dist.c.owner(0, gj), int(r)) << p.name;
+        EXPECT_LT(first.extent(1), p.zones[r].front().extent(1));
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 12);
 }
 
 // The ranges of the sender's local array a message part's data is read from, in the order it
