@@ -18,7 +18,9 @@
 // B, in the order both sides enumerate (MatrixDist::for_each_piece). A received part is unpacked
 // straight into the panel of the piece that needs it first; only tiles a later piece needs
 // again are carried, and each is freed after its last use. Tiles a rank owns are copied from
-// its local array into the panel, or not at all when the panel is the local array itself.
+// its local array into the panel, or not at all when the panel is a block of the local array.
+// When every k-slab of a box needs another rank's inputs, the part of the box whose inputs are
+// all on the rank is cut out and runs first (pieces_for).
 //
 // Partial C. After its last piece a rank holds one partial C block per box. For every C tile of
 // its zone it sums its boxes' partials (box order) and sends the parts to the tiles' owners (one

@@ -18,13 +18,16 @@ std::vector<partition::TileZone> partition_ranks(partition::Algorithm a,
                                                  const std::vector<double>& rank_speeds,
                                                  const partition::TileExtent& tiles);
 
-// A unit of local work: one k-slab of one box of a rank's zone. Slabs are what lets a rank
-// start computing before all its inputs arrived: slab s of a box needs only the A and B tiles
-// of its k range (the rounds of COSMA: Kwasniewski et al., "Red-Blue Pebbling Revisited", SC'19).
+// A unit of local work: one k-slab of one box of a rank's zone, or of a part of the box (its
+// rows and columns the comm plan runs first). Slabs are what lets a rank start computing before
+// all its inputs arrived: slab s of a box needs only the A and B tiles of its k range (the
+// rounds of COSMA: Kwasniewski et al., "Red-Blue Pebbling Revisited", SC'19).
 struct Piece {
-  partition::TileBox box;    // the slab, in global tile coordinates
-  int box_index = 0;         // which box of the zone it belongs to
-  bool first_of_box = true;  // its GEMM starts the box's partial C (beta 0), the others add
+  partition::TileBox box;  // the slab, in global tile coordinates
+  int box_index = 0;       // which box of the zone it belongs to
+  // Its GEMM starts its rows and columns of the box's partial C (beta 0; or of C in place), the
+  // later pieces over them add.
+  bool first_of_box = true;
 };
 
 // The slabs of every box of `zone`, box by box, k ascending. Each box is cut into
