@@ -185,251 +185,277 @@ constexpr std::int64_t kMaxGridProcesses = std::int64_t(1) << 24;
 
 using Setter = std::function<void(Deck&, const toml::node&, const Origin&, const std::string&)>;
 
-// Every key a deck may hold. Adding a key means adding a line here and a row in docs/decks.md.
-const std::map<std::string, Setter>& keys() {
-  static const std::map<std::string, Setter> table = [] {
-    std::map<std::string, Setter> t;
-    constexpr std::int64_t big = std::int64_t(1) << 40;
-    t["problem.m"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.m = get_int(n, at, k, 1, big);
+using Setters = std::map<std::string, Setter>;
+
+// Largest matrix side and largest check a deck may ask for.
+constexpr std::int64_t kBig = std::int64_t(1) << 40;
+
+// [problem]: the product C = alpha op(A) op(B) + beta C.
+void add_problem_keys(Setters& t) {
+  t["problem.m"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.problem.m = get_int(n, at, k, 1, kBig);
+  };
+  t["problem.n"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.problem.n = get_int(n, at, k, 1, kBig);
+  };
+  t["problem.k"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.problem.k = get_int(n, at, k, 1, kBig);
+  };
+  t["problem.tile"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.problem.tile = get_int(n, at, k, 1, std::int64_t(1) << 20);
+  };
+  t["problem.precision"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.problem.precision = get_choice(n, at, k, kPrecisions);
+  };
+  // BLAS's letters, in either case.
+  for (const char* key : {"problem.trans_a", "problem.trans_b"})
+    t[key] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const std::string v = get_string(n, at, k);
+      std::optional<Op> op;
+      const char c = v.size() == 1 ? char(std::toupper(static_cast<unsigned char>(v[0]))) : 0;
+      if (c == 'N' || c == 'T' || c == 'C') op = Op(c);
+      if (!op)
+        fail(at, k,
+             "\"" + clip(v) +
+                 "\" is not one of \"N\" (as stored), \"T\" (transposed), \"C\" (conjugate "
+                 "transposed)");
+      (k == "problem.trans_a" ? d.problem.trans_a : d.problem.trans_b) = *op;
     };
-    t["problem.n"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.n = get_int(n, at, k, 1, big);
-    };
-    t["problem.k"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.k = get_int(n, at, k, 1, big);
-    };
-    t["problem.tile"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.tile = get_int(n, at, k, 1, std::int64_t(1) << 20);
-    };
-    t["problem.precision"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.precision = get_choice(n, at, k, kPrecisions);
-    };
-    // BLAS's letters, in either case.
-    for (const char* key : {"problem.trans_a", "problem.trans_b"})
-      t[key] = [](Deck& d, auto& n, auto& at, auto& k) {
-        const std::string v = get_string(n, at, k);
-        std::optional<Op> op;
-        const char c = v.size() == 1 ? char(std::toupper(static_cast<unsigned char>(v[0]))) : 0;
-        if (c == 'N' || c == 'T' || c == 'C') op = Op(c);
-        if (!op)
+  // A number, or [re, im] for a complex precision.
+  for (const char* key : {"problem.alpha", "problem.beta"})
+    t[key] = [](Deck& d, auto& n, auto& at, auto& k) {
+      const bool a = k == "problem.alpha";
+      double& re = a ? d.problem.alpha : d.problem.beta;
+      double& im = a ? d.problem.alpha_im : d.problem.beta_im;
+      if (const toml::array* arr = n.as_array()) {
+        if (arr->size() != 2)
           fail(at, k,
-               "\"" + clip(v) +
-                   "\" is not one of \"N\" (as stored), \"T\" (transposed), \"C\" (conjugate "
-                   "transposed)");
-        (k == "problem.trans_a" ? d.problem.trans_a : d.problem.trans_b) = *op;
-      };
-    // A number, or [re, im] for a complex precision.
-    for (const char* key : {"problem.alpha", "problem.beta"})
-      t[key] = [](Deck& d, auto& n, auto& at, auto& k) {
-        const bool a = k == "problem.alpha";
-        double& re = a ? d.problem.alpha : d.problem.beta;
-        double& im = a ? d.problem.alpha_im : d.problem.beta_im;
-        if (const toml::array* arr = n.as_array()) {
-          if (arr->size() != 2)
-            fail(at, k,
-                 "expected a number or [re, im], got an array of " + std::to_string(arr->size()) +
-                     " elements");
-          re = get_number(*arr->get(0), at, k);
-          im = get_number(*arr->get(1), at, k);
-        } else {
-          re = get_number(n, at, k);
-          im = 0;
-        }
-      };
-    t["problem.seed"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.seed =
-          std::uint64_t(get_int(n, at, k, 0, std::numeric_limits<std::int64_t>::max()));
-    };
-    t["problem.c_init"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.problem.c_init = get_choice<CInit>(
-          n, at, k, {{"random", CInit::random}, {"zero", CInit::zero}, {"nan", CInit::nan}});
-    };
-    t["platform.processors"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const toml::array* arr = n.as_array();
-      if (!arr)
-        fail(at, k,
-             "expected a list of processor names such as [\"host\", \"cuda:0\"], got " +
-                 describe(n));
-      if (arr->empty())
-        fail(at, k,
-             "the list is empty: name at least one processor, or remove the key to use every "
-             "enabled space");
-      d.platform.processors.clear();
-      for (const toml::node& e : *arr) {
-        const std::string name = get_string(e, at, k);
-        if (std::find(d.platform.processors.begin(), d.platform.processors.end(), name) !=
-            d.platform.processors.end())
-          fail(at, k, "processor \"" + clip(name) + "\" is listed twice");
-        d.platform.processors.push_back(name);
+               "expected a number or [re, im], got an array of " + std::to_string(arr->size()) +
+                   " elements");
+        re = get_number(*arr->get(0), at, k);
+        im = get_number(*arr->get(1), at, k);
+      } else {
+        re = get_number(n, at, k);
+        im = 0;
       }
     };
-    t["platform.speeds"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      if (n.is_string()) {
-        if (get_string(n, at, k) != "measure")
-          fail(at, k, "expected \"measure\" or a list of positive numbers, got " + describe(n));
-        d.platform.measure_speeds = true;
-        d.platform.speeds.clear();
-        return;
-      }
-      const toml::array* arr = n.as_array();
-      if (!arr)
+  t["problem.seed"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.problem.seed = std::uint64_t(get_int(n, at, k, 0, std::numeric_limits<std::int64_t>::max()));
+  };
+  t["problem.c_init"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.problem.c_init = get_choice<CInit>(
+        n, at, k, {{"random", CInit::random}, {"zero", CInit::zero}, {"nan", CInit::nan}});
+  };
+}
+
+// [platform]: which processors run, and how fast they are taken to be.
+void add_platform_keys(Setters& t) {
+  t["platform.processors"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    const toml::array* arr = n.as_array();
+    if (!arr)
+      fail(at, k,
+           "expected a list of processor names such as [\"host\", \"cuda:0\"], got " + describe(n));
+    if (arr->empty())
+      fail(at, k,
+           "the list is empty: name at least one processor, or remove the key to use every "
+           "enabled space");
+    d.platform.processors.clear();
+    for (const toml::node& e : *arr) {
+      const std::string name = get_string(e, at, k);
+      if (std::find(d.platform.processors.begin(), d.platform.processors.end(), name) !=
+          d.platform.processors.end())
+        fail(at, k, "processor \"" + clip(name) + "\" is listed twice");
+      d.platform.processors.push_back(name);
+    }
+  };
+  t["platform.speeds"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    if (n.is_string()) {
+      if (get_string(n, at, k) != "measure")
         fail(at, k, "expected \"measure\" or a list of positive numbers, got " + describe(n));
-      if (arr->empty()) fail(at, k, "the list is empty: give one speed per processor");
-      d.platform.measure_speeds = false;
+      d.platform.measure_speeds = true;
       d.platform.speeds.clear();
-      for (const toml::node& e : *arr) {
-        double v = get_number(e, at, k);
-        if (!(v > 0)) fail(at, k, "speed " + describe(e) + " is not positive");
-        d.platform.speeds.push_back(v);
-      }
-    };
-    t["platform.memory_budget_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.platform.memory_budget_mib =
-          get_mib(n, at, k, "positive (MiB of processor memory a run may use)", "processor");
-    };
-    t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.platform.use_speed_cache = get_bool(n, at, k);
-    };
-    t["platform.speed_model"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const std::string s = get_string(n, at, k);
-      if (s != "flops" && s != "flops+link")
+      return;
+    }
+    const toml::array* arr = n.as_array();
+    if (!arr) fail(at, k, "expected \"measure\" or a list of positive numbers, got " + describe(n));
+    if (arr->empty()) fail(at, k, "the list is empty: give one speed per processor");
+    d.platform.measure_speeds = false;
+    d.platform.speeds.clear();
+    for (const toml::node& e : *arr) {
+      double v = get_number(e, at, k);
+      if (!(v > 0)) fail(at, k, "speed " + describe(e) + " is not positive");
+      d.platform.speeds.push_back(v);
+    }
+  };
+  t["platform.memory_budget_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.platform.memory_budget_mib =
+        get_mib(n, at, k, "positive (MiB of processor memory a run may use)", "processor");
+  };
+  t["platform.speed_cache"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.platform.use_speed_cache = get_bool(n, at, k);
+  };
+  t["platform.speed_model"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    const std::string s = get_string(n, at, k);
+    if (s != "flops" && s != "flops+link")
+      fail(at, k,
+           "expected \"flops+link\" (a device's GEMM rate and link, measured apart) or "
+           "\"flops\" (one rate per processor, copies included), got " +
+               describe(n));
+    d.platform.speed_model_flops_only = s == "flops";
+  };
+}
+
+// [platform]: the emulated and staged devices and the slowdowns that tests and studies use.
+void add_platform_emulation_keys(Setters& t) {
+  t["platform.staged_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.platform.staged_link_gbs =
+        get_positive(n, at, k, "GB/s of the link a staged processor copies over");
+  };
+  t["platform.emulated_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.platform.emulated_link_gbs =
+        get_positive(n, at, k, "GB/s of the link an emulated device copies over");
+  };
+  t["platform.emulated_gflops"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    double v = get_number(n, at, k);
+    if (!(v >= 0))
+      fail(at, k,
+           "must be 0 (emulated GEMMs compute) or a positive rate in GFLOP/s (timing mode: "
+           "they sleep for their flops at that rate), got " +
+               describe(n));
+    d.platform.emulated_gflops = v;
+  };
+  t["platform.register_host"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.platform.register_host = get_bool(n, at, k);
+  };
+  t["platform.staged_copy_jitter_us"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.platform.staged_copy_jitter_us =
+        get_up_to_a_million(n, at, k, "microseconds of random delay before each staged copy");
+  };
+  t["platform.slowdown"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    const toml::array* arr = n.as_array();
+    if (!arr || arr->empty())
+      fail(at, k,
+           "expected a list of slowdown factors, one per processor (1: full speed), got " +
+               describe(n));
+    d.platform.slowdown.clear();
+    for (const toml::node& e : *arr) {
+      const double v = get_number(e, at, k);
+      if (!(v >= 1) || v > 1000)
         fail(at, k,
-             "expected \"flops+link\" (a device's GEMM rate and link, measured apart) or "
-             "\"flops\" (one rate per processor, copies included), got " +
-                 describe(n));
-      d.platform.speed_model_flops_only = s == "flops";
-    };
-    t["platform.staged_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.platform.staged_link_gbs =
-          get_positive(n, at, k, "GB/s of the link a staged processor copies over");
-    };
-    t["platform.emulated_link_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.platform.emulated_link_gbs =
-          get_positive(n, at, k, "GB/s of the link an emulated device copies over");
-    };
-    t["platform.emulated_gflops"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      double v = get_number(n, at, k);
-      if (!(v >= 0))
-        fail(at, k,
-             "must be 0 (emulated GEMMs compute) or a positive rate in GFLOP/s (timing mode: "
-             "they sleep for their flops at that rate), got " +
-                 describe(n));
-      d.platform.emulated_gflops = v;
-    };
-    t["platform.register_host"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.platform.register_host = get_bool(n, at, k);
-    };
-    t["platform.staged_copy_jitter_us"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.platform.staged_copy_jitter_us =
-          get_up_to_a_million(n, at, k, "microseconds of random delay before each staged copy");
-    };
-    t["platform.slowdown"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const toml::array* arr = n.as_array();
-      if (!arr || arr->empty())
-        fail(at, k,
-             "expected a list of slowdown factors, one per processor (1: full speed), got " +
-                 describe(n));
-      d.platform.slowdown.clear();
-      for (const toml::node& e : *arr) {
-        const double v = get_number(e, at, k);
-        if (!(v >= 1) || v > 1000)
-          fail(at, k,
-               "slowdown factor " + describe(e) +
-                   " must be between 1 (full speed) and 1000 (a thousand times slower)");
-        d.platform.slowdown.push_back(v);
-      }
-    };
-    t["platform.slowdown_after_s"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.platform.slowdown_after_s =
-          get_up_to_a_million(n, at, k, "seconds into each run before platform.slowdown applies");
-    };
-    t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      if (n.is_string() && get_string(n, at, k) == "auto") {
-        d.partition.auto_algorithm = true;
-        return;
-      }
-      std::vector<std::pair<std::string, partition::Algorithm>> c;
-      for (auto name : partition::algorithm_names())
-        c.emplace_back(std::string(name), *partition::parse_algorithm(name));
-      c.emplace_back("auto", partition::Algorithm::nrrp3d);
-      d.partition.algorithm = get_choice(n, at, k, c);
-      d.partition.auto_algorithm = false;
-    };
-    t["partition.discretization"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const std::string s = get_string(n, at, k);
-      if (s == "none")
-        fail(at, k,
-             "\"none\" keeps the partition continuous, which cannot run: use \"stepped\", "
-             "\"precise\", \"rounded\" or \"auto\"");
-      if (s == "auto") {
-        d.partition.auto_discretization = true;
-        return;
-      }
-      d.partition.discretization =
-          get_choice<partition::Discretization>(n, at, k,
-                                                {{"stepped", partition::Discretization::stepped},
-                                                 {"precise", partition::Discretization::precise},
-                                                 {"rounded", partition::Discretization::rounded},
-                                                 {"auto", partition::Discretization::stepped}});
-      d.partition.auto_discretization = false;
-    };
-    t["run.repetitions"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.run.repetitions = int(get_int(n, at, k, 1, 100000));
-    };
-    t["run.warmup"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.run.warmup = int(get_int(n, at, k, 0, 100000));
-    };
-    t["run.validate"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.run.validate = get_bool(n, at, k);
-    };
-    t["run.schedule"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.run.schedule = get_choice<Schedule>(n, at, k,
-                                            {{"static", Schedule::static_plan},
-                                             {"random", Schedule::random},
-                                             {"cheapest", Schedule::cheapest}});
-    };
-    t["run.task_tiles"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.run.task_tiles = get_int(n, at, k, 1, std::int64_t(1) << 20);
-    };
-    t["mpi.grid"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const toml::array* arr = n.as_array();
-      if (!arr || arr->size() != 2)
-        fail(at, k,
-             "expected two integers [rows, columns] of the process grid, got " + describe(n));
-      d.mpi.grid.clear();
-      for (const toml::node& e : *arr) d.mpi.grid.push_back(int(get_int(e, at, k, 1, 1 << 20)));
-    };
-    t["mpi.block"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.mpi.block = get_int(n, at, k, 1, std::int64_t(1) << 20);
-    };
-    t["mpi.rank_speeds"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const toml::array* arr = n.as_array();
-      if (!arr || arr->empty())
-        fail(at, k, "expected a non-empty list of per-rank speed factors, got " + describe(n));
-      d.mpi.rank_speeds.clear();
-      for (const toml::node& e : *arr) {
-        double v = get_number(e, at, k);
-        if (v < 0)
-          fail(at, k, "rank speed factor " + describe(e) + " is negative (0 gives a rank no work)");
-        d.mpi.rank_speeds.push_back(v);
-      }
-    };
-    t["mpi.layout"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.mpi.aligned = get_choice<bool>(n, at, k, {{"block-cyclic", false}, {"aligned", true}});
-    };
-    t["mpi.bandwidth_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      const double v = get_number(n, at, k);
-      if (!(v > 0) || !std::isfinite(v))
-        fail(at, k, "must be a positive number of GB/s, got " + describe(n));
-      d.mpi.bandwidth_gbs = v;
-    };
-    t["mpi.full_check_max"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.mpi.full_check_max = get_int(n, at, k, 0, big);
-    };
-    t["mpi.memory_limit_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
-      d.mpi.memory_limit_mib = get_mib(n, at, k, "a positive number of MiB per rank", "rank");
-    };
+             "slowdown factor " + describe(e) +
+                 " must be between 1 (full speed) and 1000 (a thousand times slower)");
+      d.platform.slowdown.push_back(v);
+    }
+  };
+  t["platform.slowdown_after_s"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.platform.slowdown_after_s =
+        get_up_to_a_million(n, at, k, "seconds into each run before platform.slowdown applies");
+  };
+}
+
+// [partition] and [run]: how the cuboid is cut, and how the product is run and checked.
+void add_partition_and_run_keys(Setters& t) {
+  t["partition.algorithm"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    if (n.is_string() && get_string(n, at, k) == "auto") {
+      d.partition.auto_algorithm = true;
+      return;
+    }
+    std::vector<std::pair<std::string, partition::Algorithm>> c;
+    for (auto name : partition::algorithm_names())
+      c.emplace_back(std::string(name), *partition::parse_algorithm(name));
+    c.emplace_back("auto", partition::Algorithm::nrrp3d);
+    d.partition.algorithm = get_choice(n, at, k, c);
+    d.partition.auto_algorithm = false;
+  };
+  t["partition.discretization"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    const std::string s = get_string(n, at, k);
+    if (s == "none")
+      fail(at, k,
+           "\"none\" keeps the partition continuous, which cannot run: use \"stepped\", "
+           "\"precise\", \"rounded\" or \"auto\"");
+    if (s == "auto") {
+      d.partition.auto_discretization = true;
+      return;
+    }
+    d.partition.discretization =
+        get_choice<partition::Discretization>(n, at, k,
+                                              {{"stepped", partition::Discretization::stepped},
+                                               {"precise", partition::Discretization::precise},
+                                               {"rounded", partition::Discretization::rounded},
+                                               {"auto", partition::Discretization::stepped}});
+    d.partition.auto_discretization = false;
+  };
+  t["run.repetitions"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.run.repetitions = int(get_int(n, at, k, 1, 100000));
+  };
+  t["run.warmup"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.run.warmup = int(get_int(n, at, k, 0, 100000));
+  };
+  t["run.validate"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.run.validate = get_bool(n, at, k);
+  };
+  t["run.schedule"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.run.schedule = get_choice<Schedule>(n, at, k,
+                                          {{"static", Schedule::static_plan},
+                                           {"random", Schedule::random},
+                                           {"cheapest", Schedule::cheapest}});
+  };
+  t["run.task_tiles"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.run.task_tiles = get_int(n, at, k, 1, std::int64_t(1) << 20);
+  };
+}
+
+// [mpi]: the process grid, the layout of the matrices over it, and the per-rank limits.
+void add_mpi_keys(Setters& t) {
+  t["mpi.grid"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    const toml::array* arr = n.as_array();
+    if (!arr || arr->size() != 2)
+      fail(at, k, "expected two integers [rows, columns] of the process grid, got " + describe(n));
+    d.mpi.grid.clear();
+    for (const toml::node& e : *arr) d.mpi.grid.push_back(int(get_int(e, at, k, 1, 1 << 20)));
+  };
+  t["mpi.block"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.mpi.block = get_int(n, at, k, 1, std::int64_t(1) << 20);
+  };
+  t["mpi.rank_speeds"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    const toml::array* arr = n.as_array();
+    if (!arr || arr->empty())
+      fail(at, k, "expected a non-empty list of per-rank speed factors, got " + describe(n));
+    d.mpi.rank_speeds.clear();
+    for (const toml::node& e : *arr) {
+      double v = get_number(e, at, k);
+      if (v < 0)
+        fail(at, k, "rank speed factor " + describe(e) + " is negative (0 gives a rank no work)");
+      d.mpi.rank_speeds.push_back(v);
+    }
+  };
+  t["mpi.layout"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.mpi.aligned = get_choice<bool>(n, at, k, {{"block-cyclic", false}, {"aligned", true}});
+  };
+  t["mpi.bandwidth_gbs"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    const double v = get_number(n, at, k);
+    if (!(v > 0) || !std::isfinite(v))
+      fail(at, k, "must be a positive number of GB/s, got " + describe(n));
+    d.mpi.bandwidth_gbs = v;
+  };
+  t["mpi.full_check_max"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.mpi.full_check_max = get_int(n, at, k, 0, kBig);
+  };
+  t["mpi.memory_limit_mib"] = [](Deck& d, auto& n, auto& at, auto& k) {
+    d.mpi.memory_limit_mib = get_mib(n, at, k, "a positive number of MiB per rank", "rank");
+  };
+}
+
+// Every key a deck may hold. Adding a key means adding a line in one of the functions above
+// and a row in docs/decks.md.
+const Setters& keys() {
+  static const Setters table = [] {
+    Setters t;
+    add_problem_keys(t);
+    add_platform_keys(t);
+    add_platform_emulation_keys(t);
+    add_partition_and_run_keys(t);
+    add_mpi_keys(t);
     return t;
   }();
   return table;
