@@ -5,7 +5,7 @@ emulated device in timing mode (GEMMs that sleep at a given rate) behind a slow 
 each processor's predicted time must come from that model: under "flops" its flops over its
 measured speed; under "flops+link", for an emulated device, another figure, no less than its
 copies take over the 1 GB/s link (the flops model does not see them) nor its flops at the
-400 GFLOP/s GEMM rate. The two cuts themselves may coincide: the speeds are measured in the
+400 GFLOP/s GEMM rate (the host's figure there is its GEMM rate's, with the reduction). The two cuts themselves may coincide: the speeds are measured in the
 engine, links included, so both models can give the devices the same number of tiles.
 
     speed_model.py MPIEXEC CUBOID DECK WORKDIR
@@ -52,7 +52,7 @@ def run(model):
             if p["predicted_s"] < floor * (1 - 1e-6):
                 sys.exit(f"FAIL: {model}: {p['name']} predicted {p['predicted_s']:.6f} s, less than "
                          f"its copies over the link or its GEMMs at their rate ({floor:.6f} s)")
-        elif abs(p["predicted_s"] - by_speed) > 1e-6 * by_speed:
+        elif model == "flops" and abs(p["predicted_s"] - by_speed) > 1e-6 * by_speed:
             sys.exit(f"FAIL: {model}: {p['name']} predicted {p['predicted_s']:.6f} s, not its flops "
                      f"over its speed ({by_speed:.6f} s)")
     if model == "flops+link" and not any(p["flops"] > 0 for p in devices):
