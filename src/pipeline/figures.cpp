@@ -26,6 +26,10 @@ void add_product(exec::WorkerStats& total, const exec::WorkerStats& product) {
   total.stall_s += product.stall_s;
   total.finish_s = std::max(total.finish_s, product.finish_s);
   total.h2d_bytes += product.h2d_bytes, total.d2h_bytes += product.d2h_bytes;
+  total.direct_copies += product.direct_copies, total.staged_copies += product.staged_copies;
+  total.registrations += product.registrations;
+  total.refused_registrations += product.refused_registrations;
+  total.registered_bytes += product.registered_bytes, total.register_s += product.register_s;
   total.flops += product.flops, total.steps += product.steps;
   total.steal_bytes += product.steal_bytes;
   total.stolen_steps += product.stolen_steps, total.lost_steps += product.lost_steps;

@@ -19,7 +19,9 @@ struct TimeSummary {
 };
 TimeSummary summarize_times(const std::vector<double>& seconds);
 
-// Adds one product's figures of a processor to its totals (finish: the latest).
+// Adds one product's figures of a processor to its totals: every count and time summed (each
+// product page-locks and releases its own arrays, so registrations add up too), the finish the
+// latest, the steals appended.
 void add_product(exec::WorkerStats& total, const exec::WorkerStats& product);
 
 // One processor's part in a run.

@@ -1,0 +1,131 @@
+// The figures a run reports: the repetitions' summary, a processor's totals over the products
+// it computed, and each processor's part over several plans.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "pipeline/figures.hpp"
+
+using namespace cuboid;
+
+TEST(SummarizeTimes, AnOddCountHasItsMiddleRepetitionAsTheMedian) {
+  const auto t = pipeline::summarize_times({0.5, 0.2, 0.9, 0.4, 0.3});
+  EXPECT_DOUBLE_EQ(t.min_s, 0.2);
+  EXPECT_DOUBLE_EQ(t.max_s, 0.9);
+  EXPECT_DOUBLE_EQ(t.median_s, 0.4);
+  EXPECT_EQ(t.median_index, 3u);  // the repetition that took 0.4 s, wherever it ran
+}
+
+TEST(SummarizeTimes, AnEvenCountAveragesTheMiddleTwoAndStandsByTheUpperOne) {
+  const auto t = pipeline::summarize_times({0.8, 0.1, 0.4, 0.2});
+  EXPECT_DOUBLE_EQ(t.median_s, 0.3);
+  EXPECT_EQ(t.median_index, 2u);  // 0.4 s: the upper middle one
+  EXPECT_DOUBLE_EQ(t.min_s, 0.1);
+  EXPECT_DOUBLE_EQ(t.max_s, 0.8);
+}
+
+TEST(SummarizeTimes, OneRepetitionIsItsOwnSummaryAndNoneGivesZeros) {
+  const auto one = pipeline::summarize_times({0.25});
+  EXPECT_DOUBLE_EQ(one.min_s, 0.25);
+  EXPECT_DOUBLE_EQ(one.median_s, 0.25);
+  EXPECT_DOUBLE_EQ(one.max_s, 0.25);
+  EXPECT_EQ(one.median_index, 0u);
+  const auto none = pipeline::summarize_times({});
+  EXPECT_EQ(none.median_s, 0.0);
+  EXPECT_EQ(none.median_index, 0u);
+}
+
+namespace {
+
+// A product's figures in which every field differs, scaled by `f`.
+exec::WorkerStats product_stats(int f) {
+  exec::WorkerStats s;
+  s.busy_s = 1.0 * f, s.copy_s = 2.0 * f, s.stall_s = 3.0 * f, s.finish_s = 10.0 - f;
+  s.h2d_bytes = 4.0 * f, s.d2h_bytes = 5.0 * f;
+  s.direct_copies = 6 * f, s.staged_copies = 7 * f;
+  s.registrations = 8 * f, s.refused_registrations = 9 * f;
+  s.registered_bytes = 10.0 * f, s.register_s = 11.0 * f;
+  s.flops = 12.0 * f, s.steps = 13 * f;
+  s.steal_bytes = 14.0 * f, s.stolen_steps = 15 * f, s.lost_steps = 16 * f;
+  s.stolen_flops = 17.0 * f;
+  s.steals.resize(std::size_t(f));
+  return s;
+}
+
+}  // namespace
+
+TEST(AddProduct, SumsEveryCountAndTimeAndKeepsTheLatestFinish) {
+  exec::WorkerStats total;
+  pipeline::add_product(total, product_stats(1));
+  pipeline::add_product(total, product_stats(2));
+  const exec::WorkerStats want = product_stats(3);  // 1 + 2 of every summed field
+  EXPECT_DOUBLE_EQ(total.busy_s, want.busy_s);
+  EXPECT_DOUBLE_EQ(total.copy_s, want.copy_s);
+  EXPECT_DOUBLE_EQ(total.stall_s, want.stall_s);
+  EXPECT_DOUBLE_EQ(total.finish_s, 9.0);  // the first product's, the later of the two
+  EXPECT_DOUBLE_EQ(total.h2d_bytes, want.h2d_bytes);
+  EXPECT_DOUBLE_EQ(total.d2h_bytes, want.d2h_bytes);
+  EXPECT_EQ(total.direct_copies, want.direct_copies);
+  EXPECT_EQ(total.staged_copies, want.staged_copies);
+  EXPECT_EQ(total.registrations, want.registrations);
+  EXPECT_EQ(total.refused_registrations, want.refused_registrations);
+  EXPECT_DOUBLE_EQ(total.registered_bytes, want.registered_bytes);
+  EXPECT_DOUBLE_EQ(total.register_s, want.register_s);
+  EXPECT_DOUBLE_EQ(total.flops, want.flops);
+  EXPECT_EQ(total.steps, want.steps);
+  EXPECT_DOUBLE_EQ(total.steal_bytes, want.steal_bytes);
+  EXPECT_EQ(total.stolen_steps, want.stolen_steps);
+  EXPECT_EQ(total.lost_steps, want.lost_steps);
+  EXPECT_DOUBLE_EQ(total.stolen_flops, want.stolen_flops);
+  EXPECT_EQ(total.steals.size(), 3u);
+}
+
+TEST(ProcessorFigures, SumThePlansOfEveryProductPerProcessor) {
+  const auto specs = platform::resolve_processors({"host", "staged"}, "test");
+  pipeline::LocalOptions o;
+  o.algorithm = partition::Algorithm::nrrp3d;
+  o.discretization = partition::Discretization::precise;
+  for (const auto& s : specs) {
+    o.plan.budget_elements.push_back(0);
+    o.plan.min_panels.push_back(s.kind == platform::ProcessorKind::host ? 1 : 4);
+    o.plan.buffer_cost.push_back(exec::buffer_cost(s, sizeof(double)));
+  }
+  pipeline::LocalMultiply<double> lm(specs, {3.0, 1.0}, o);
+  const std::vector<pipeline::Product> products = {{128, 96, 64, 16}, {64, 64, 160, 16}};
+  const auto plans = lm.plan(products);
+  const std::vector<platform::Speed> speeds = {{3.0, "deck"}, {1.0, "cache"}};
+  std::vector<exec::WorkerStats> done(2);
+  done[1].flops = 42;
+  const auto figures = pipeline::processor_figures(lm, speeds, plans, done);
+  ASSERT_EQ(figures.size(), 2u);
+  double tasks = 0, flops = 0;
+  for (std::size_t q = 0; q < 2; ++q) {
+    const auto& f = figures[q];
+    EXPECT_EQ(f.name, specs[q].name);
+    EXPECT_EQ(f.speed_source, speeds[q].source);
+    EXPECT_DOUBLE_EQ(f.speed_gflops, lm.speeds()[q]);
+    EXPECT_DOUBLE_EQ(f.cut_gflops, plans.front().speeds[q]);
+    double want_tasks = 0, want_predicted = 0;
+    int want_pieces = 0;
+    for (const auto& lp : plans) {
+      want_tasks += lp.steps.processors[q].tasks;
+      want_pieces += lp.steps.processors[q].pieces;
+      want_predicted += lp.prediction.seconds[q];
+    }
+    EXPECT_DOUBLE_EQ(f.tasks, want_tasks);
+    EXPECT_EQ(f.pieces, want_pieces);
+    EXPECT_DOUBLE_EQ(f.predicted_s, want_predicted);
+    tasks += f.tasks, flops += f.planned_flops;
+  }
+  // Between them the processors plan every tile task and flop of both products, once.
+  double want_tasks = 0, want_flops = 0;
+  for (const auto& p : products) {
+    const auto t = p.tiles();
+    want_tasks += double(t[0]) * double(t[1]) * double(t[2]);
+    want_flops += 2.0 * double(p.m) * double(p.n) * double(p.k);
+  }
+  EXPECT_DOUBLE_EQ(tasks, want_tasks);
+  EXPECT_DOUBLE_EQ(flops, want_flops);
+  EXPECT_EQ(figures[1].done.flops, 42.0);
+  EXPECT_EQ(figures[0].done.flops, 0.0);
+}
