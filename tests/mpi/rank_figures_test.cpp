@@ -2,6 +2,7 @@
 // each set to a value of its own, comes back as it went. No MPI run.
 #include <gtest/gtest.h>
 
+#include "../support/expect_same.hpp"
 #include "mpi/rank_figures.hpp"
 
 using namespace cuboid;
@@ -43,91 +44,41 @@ mpi::RankFigures every_field_set() {
 }  // namespace
 
 TEST(RankFigures, EveryFieldComesBackFromJson) {
-  const mpi::RankFigures in = every_field_set();
+  using F = mpi::RankFigures;
+  const F in = every_field_set();
   const nlohmann::json j = in;
-  const auto out = nlohmann::json::parse(j.dump()).get<mpi::RankFigures>();
-  EXPECT_EQ(out.rank, in.rank);
-  EXPECT_EQ(out.host, in.host);
-  EXPECT_EQ(out.speed_gflops, in.speed_gflops);
-  EXPECT_EQ(out.speed_factor, in.speed_factor);
-  EXPECT_EQ(out.tasks, in.tasks);
-  EXPECT_EQ(out.boxes, in.boxes);
-  EXPECT_EQ(out.pieces, in.pieces);
-  EXPECT_EQ(out.c_in_place, in.c_in_place);
-  EXPECT_EQ(out.engines_created, in.engines_created);
-  const auto& ph = out.phases;
-  EXPECT_EQ(ph.calibrate_s, 0.01);
-  EXPECT_EQ(ph.partition_s, 0.02);
-  EXPECT_EQ(ph.exchange_s, 0.03);
-  EXPECT_EQ(ph.compute_s, 0.4);
-  EXPECT_EQ(ph.reduce_s, 0.05);
-  EXPECT_EQ(ph.total_s, 0.51);
-  const auto& b = out.bytes;
-  EXPECT_EQ(b.a_sent, 1);
-  EXPECT_EQ(b.a_recv, 2);
-  EXPECT_EQ(b.b_sent, 3);
-  EXPECT_EQ(b.b_recv, 4);
-  EXPECT_EQ(b.c_sent, 5);
-  EXPECT_EQ(b.c_recv, 6);
-  EXPECT_EQ(b.recv_mpi, 7);
-  EXPECT_EQ(b.model_recv, 8);
-  EXPECT_EQ(b.model_moved, 9);
-  const auto& m = out.memory;
-  EXPECT_EQ(m.local_blocks_bytes, 11);
-  EXPECT_EQ(m.projections_bytes, 12);
-  EXPECT_EQ(m.data_bytes, 13);
-  EXPECT_EQ(m.engine_bytes, 14);
-  EXPECT_EQ(m.carry_peak_bytes, 15);
-  EXPECT_EQ(m.peak_resident_bytes, 16);
-  EXPECT_EQ(m.limit_bytes, 17);
-  EXPECT_EQ(m.predicted_peak_bytes, 18);
-  EXPECT_EQ(m.allocated_peak_bytes, 19);
-  EXPECT_EQ(m.validation_peak_bytes, 20);
-  EXPECT_EQ(m.device_peak_bytes, in.memory.device_peak_bytes);
-  EXPECT_EQ(m.baseline_bytes, 23);
-  EXPECT_EQ(out.progress.polls_while_computing, 123);
-  EXPECT_EQ(out.progress.pieces_on_workers, 4);
-  EXPECT_EQ(out.progress.pieces_inline, 1);
-  EXPECT_EQ(out.environment, in.environment);
+  const auto out = nlohmann::json::parse(j.dump()).get<F>();
+  expect_same(out, in, &F::rank, &F::host, &F::speed_gflops, &F::speed_factor, &F::tasks, &F::boxes,
+              &F::pieces, &F::c_in_place, &F::engines_created, &F::environment);
+  using Ph = mpi::RankPhases;
+  expect_same(out.phases, in.phases, &Ph::calibrate_s, &Ph::partition_s, &Ph::exchange_s,
+              &Ph::compute_s, &Ph::reduce_s, &Ph::total_s);
+  using B = mpi::RankBytes;
+  expect_same(out.bytes, in.bytes, &B::a_sent, &B::a_recv, &B::b_sent, &B::b_recv, &B::c_sent,
+              &B::c_recv, &B::recv_mpi, &B::model_recv, &B::model_moved);
+  using M = mpi::RankMemory;
+  expect_same(out.memory, in.memory, &M::local_blocks_bytes, &M::projections_bytes, &M::data_bytes,
+              &M::engine_bytes, &M::carry_peak_bytes, &M::peak_resident_bytes, &M::limit_bytes,
+              &M::predicted_peak_bytes, &M::allocated_peak_bytes, &M::validation_peak_bytes,
+              &M::device_peak_bytes, &M::baseline_bytes);
+  using Pr = mpi::RankProgress;
+  expect_same(out.progress, in.progress, &Pr::polls_while_computing, &Pr::pieces_on_workers,
+              &Pr::pieces_inline);
 
   ASSERT_EQ(out.processors.size(), 1u);
-  const auto &p = out.processors[0], &q = in.processors[0];
-  EXPECT_EQ(p.name, q.name);
-  EXPECT_EQ(p.kind, q.kind);
-  EXPECT_EQ(p.space, q.space);
-  EXPECT_EQ(p.threads, q.threads);
-  EXPECT_EQ(p.speed_gflops, q.speed_gflops);
-  EXPECT_EQ(p.speed_source, q.speed_source);
-  EXPECT_EQ(p.tasks, q.tasks);
-  EXPECT_EQ(p.pieces, q.pieces);
-  EXPECT_EQ(p.planned_flops, q.planned_flops);
-  EXPECT_EQ(p.predicted_s, q.predicted_s);
-  EXPECT_EQ(p.cut_gflops, q.cut_gflops);
-  const auto &d = p.done, &e = q.done;
-  EXPECT_EQ(d.busy_s, e.busy_s);
-  EXPECT_EQ(d.copy_s, e.copy_s);
-  EXPECT_EQ(d.stall_s, e.stall_s);
-  EXPECT_EQ(d.finish_s, e.finish_s);
-  EXPECT_EQ(d.h2d_bytes, e.h2d_bytes);
-  EXPECT_EQ(d.d2h_bytes, e.d2h_bytes);
-  EXPECT_EQ(d.flops, e.flops);
-  EXPECT_EQ(d.steps, e.steps);
-  EXPECT_EQ(d.steal_bytes, e.steal_bytes);
-  EXPECT_EQ(d.stolen_steps, e.stolen_steps);
-  EXPECT_EQ(d.lost_steps, e.lost_steps);
-  EXPECT_EQ(d.stolen_flops, e.stolen_flops);
-  ASSERT_EQ(d.steals.size(), 1u);
-  const auto &s = d.steals[0], &t = e.steals[0];
-  EXPECT_EQ(s.at_s, t.at_s);
-  EXPECT_EQ(s.victim, t.victim);
-  EXPECT_EQ(s.steps, t.steps);
-  EXPECT_EQ(s.flops, t.flops);
-  EXPECT_EQ(s.bytes, t.bytes);
-  EXPECT_EQ(s.thief_done_s, t.thief_done_s);
-  EXPECT_EQ(s.victim_done_s, t.victim_done_s);
-  EXPECT_EQ(s.thief_gflops, t.thief_gflops);
-  EXPECT_EQ(s.victim_gflops, t.victim_gflops);
-  EXPECT_EQ(s.idle, t.idle);
+  using P = pipeline::ProcessorFigures;
+  const P &p = out.processors[0], &q = in.processors[0];
+  expect_same(p, q, &P::name, &P::kind, &P::space, &P::threads, &P::speed_gflops, &P::speed_source,
+              &P::tasks, &P::pieces, &P::planned_flops, &P::predicted_s, &P::cut_gflops);
+  using W = exec::WorkerStats;
+  expect_same(p.done, q.done, &W::busy_s, &W::copy_s, &W::stall_s, &W::finish_s, &W::h2d_bytes,
+              &W::d2h_bytes, &W::flops, &W::steps, &W::steal_bytes, &W::stolen_steps,
+              &W::lost_steps, &W::stolen_flops);
+  ASSERT_EQ(p.done.steals.size(), 1u);
+  using S = exec::StealRecord;
+  expect_same(p.done.steals[0], q.done.steals[0], &S::at_s, &S::victim, &S::steps, &S::flops,
+              &S::bytes, &S::thief_done_s, &S::victim_done_s, &S::thief_gflops, &S::victim_gflops,
+              &S::idle);
 }
 
 TEST(RankFigures, NoEnvironmentIsLeftOutNotWrittenAsNull) {

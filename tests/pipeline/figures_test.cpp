@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "../support/expect_same.hpp"
 #include "pipeline/figures.hpp"
 
 using namespace cuboid;
@@ -58,25 +59,13 @@ TEST(AddProduct, SumsEveryCountAndTimeAndKeepsTheLatestFinish) {
   exec::WorkerStats total;
   pipeline::add_product(total, product_stats(1));
   pipeline::add_product(total, product_stats(2));
-  const exec::WorkerStats want = product_stats(3);  // 1 + 2 of every summed field
-  EXPECT_DOUBLE_EQ(total.busy_s, want.busy_s);
-  EXPECT_DOUBLE_EQ(total.copy_s, want.copy_s);
-  EXPECT_DOUBLE_EQ(total.stall_s, want.stall_s);
-  EXPECT_DOUBLE_EQ(total.finish_s, 9.0);  // the first product's, the later of the two
-  EXPECT_DOUBLE_EQ(total.h2d_bytes, want.h2d_bytes);
-  EXPECT_DOUBLE_EQ(total.d2h_bytes, want.d2h_bytes);
-  EXPECT_EQ(total.direct_copies, want.direct_copies);
-  EXPECT_EQ(total.staged_copies, want.staged_copies);
-  EXPECT_EQ(total.registrations, want.registrations);
-  EXPECT_EQ(total.refused_registrations, want.refused_registrations);
-  EXPECT_DOUBLE_EQ(total.registered_bytes, want.registered_bytes);
-  EXPECT_DOUBLE_EQ(total.register_s, want.register_s);
-  EXPECT_DOUBLE_EQ(total.flops, want.flops);
-  EXPECT_EQ(total.steps, want.steps);
-  EXPECT_DOUBLE_EQ(total.steal_bytes, want.steal_bytes);
-  EXPECT_EQ(total.stolen_steps, want.stolen_steps);
-  EXPECT_EQ(total.lost_steps, want.lost_steps);
-  EXPECT_DOUBLE_EQ(total.stolen_flops, want.stolen_flops);
+  exec::WorkerStats want = product_stats(3);  // 1 + 2 of every summed field
+  want.finish_s = 9.0;                        // the first product's, the later of the two
+  using W = exec::WorkerStats;
+  expect_same(total, want, &W::busy_s, &W::copy_s, &W::stall_s, &W::finish_s, &W::h2d_bytes,
+              &W::d2h_bytes, &W::direct_copies, &W::staged_copies, &W::registrations,
+              &W::refused_registrations, &W::registered_bytes, &W::register_s, &W::flops, &W::steps,
+              &W::steal_bytes, &W::stolen_steps, &W::lost_steps, &W::stolen_flops);
   EXPECT_EQ(total.steals.size(), 3u);
 }
 
