@@ -228,29 +228,42 @@ void Exchange<Scalar>::inputs_for(int s, const Storage& A_local, const Storage& 
   }
 }
 
-// The sum of this rank's boxes' partials (box order) for each segment of a partial C message.
 template <class Scalar>
-Scalar Exchange<Scalar>::partial(const CommPlan::Segment& seg, const std::vector<Matrix>& box_c,
-                                 std::int64_t r, std::int64_t c) const {
+const Scalar* Exchange<Scalar>::partial_column(const CommPlan::Segment& seg,
+                                               const std::vector<Matrix>& box_c, std::int64_t c,
+                                               Scalar* out) const {
   const CommPlan::CTile& ct = plan_.c_tiles[std::size_t(seg.carry)];
-  Scalar v = 0;
-  bool first = true;
-  for (int bi : ct.boxes) {
+  auto column = [&](int bi) -> const Scalar* {
     const exec::Rect& bp = plan_.box_panels[std::size_t(bi)];
-    const Scalar x = box_c[std::size_t(bi)](ct.i0 - bp.i0 + seg.pi + r, ct.j0 - bp.j0 + seg.pj + c);
-    v = first ? x : v + x;
-    first = false;
+    return &box_c[std::size_t(bi)](ct.i0 - bp.i0 + seg.pi, ct.j0 - bp.j0 + seg.pj + c);
+  };
+  if (seg.rows <= 0) return out;
+  if (ct.boxes.empty()) {
+    std::fill_n(out, seg.rows, Scalar(0));
+    return out;
   }
-  return v;
+  if (ct.boxes.size() == 1) return column(ct.boxes.front());
+  // The same additions, in the same order, as element by element: x0 + x1 + ... per element.
+  std::copy_n(column(ct.boxes.front()), seg.rows, out);
+  for (std::size_t b = 1; b < ct.boxes.size(); ++b) {
+    const Scalar* x = column(ct.boxes[b]);
+    for (std::int64_t r = 0; r < seg.rows; ++r) out[r] = out[r] + x[r];
+  }
+  return out;
 }
 
+// The sum of this rank's boxes' partials (box order) for each segment of a partial C message.
 template <class Scalar>
 void Exchange<Scalar>::sum_partials(const Message& msg, const std::vector<Matrix>& box_c,
                                     Buffer& buffer) const {
   std::size_t pos = 0;
   for (const auto& seg : msg.a)
-    for (std::int64_t c = 0; c < seg.cols; ++c)
-      for (std::int64_t r = 0; r < seg.rows; ++r) buffer[pos++] = partial(seg, box_c, r, c);
+    for (std::int64_t c = 0; c < seg.cols; ++c) {
+      Scalar* out = buffer.data() + pos;
+      const Scalar* x = partial_column(seg, box_c, c, out);
+      if (x != out) std::copy_n(x, seg.rows, out);
+      pos += std::size_t(seg.rows);
+    }
 }
 
 template <class Scalar>
@@ -280,24 +293,32 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, Scalar beta,
   for (std::int64_t e = 0; e < local; ++e)
     C_local(e) = beta == Scalar(0) ? Scalar(0) : beta * C_local(e);
 
-  // Adds value(seg, r, c) into C for every element of `msg`'s segments, in message order.
+  // Adds column(seg, c) (seg.rows values) into C for every column of `msg`'s segments, in
+  // message order.
   const MatrixDist& L = dist_.c;
-  auto add_into_c = [&](const Message& msg, auto&& value) {
+  auto add_into_c = [&](const Message& msg, auto&& column) {
     for (const auto& seg : msg.a) {
       Scalar* dst = C_local.data() + L.offset(seg.gi, seg.gj);
       const std::int64_t ld = L.ld(seg.gi, seg.gj);
-      for (std::int64_t c = 0; c < seg.cols; ++c)
-        for (std::int64_t r = 0; r < seg.rows; ++r) dst[r + c * ld] += value(seg, r, c);
+      for (std::int64_t c = 0; c < seg.cols; ++c) {
+        const Scalar* x = column(seg, c);
+        Scalar* d = dst + c * ld;
+        for (std::int64_t r = 0; r < seg.rows; ++r) d[r] += x[r];
+      }
     }
   };
   for (int s = 0; s < comm_.size(); ++s) {
     if (s == me) {
       // In rank order among the others' partials, summed over the boxes as a message would be.
-      if (plan_.self_c >= 0)
+      if (plan_.self_c >= 0) {
+        std::vector<Scalar> column;
         add_into_c(plan_.c_out[std::size_t(plan_.self_c)],
-                   [&](const CommPlan::Segment& seg, std::int64_t r, std::int64_t c) {
-                     return partial(seg, box_c, r, c);
+                   [&](const CommPlan::Segment& seg, std::int64_t c) {
+                     if (column.size() < std::size_t(seg.rows))
+                       column.resize(std::size_t(seg.rows));
+                     return partial_column(seg, box_c, c, column.data());
                    });
+      }
     } else if (!c_in_[std::size_t(s)].empty()) {
       {
         trace::Span waited(kTrack, "wait for partial C", "\"from\": " + std::to_string(s));
@@ -307,8 +328,11 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, Scalar beta,
       counters_.c_recv += double(msg.a_elems) * sz;
       const Buffer& buffer = c_in_[std::size_t(s)];
       std::size_t pos = 0;
-      add_into_c(
-          msg, [&](const CommPlan::Segment&, std::int64_t, std::int64_t) { return buffer[pos++]; });
+      add_into_c(msg, [&](const CommPlan::Segment& seg, std::int64_t) {
+        const Scalar* x = buffer.data() + pos;
+        pos += std::size_t(seg.rows);
+        return x;
+      });
     }
   }
   Communicator::wait_all(send_requests_);

@@ -105,9 +105,11 @@ class Exchange {
   // MPI, and with one thread per rank nothing else would).
   static constexpr std::size_t kProgressBytes = std::size_t(1) << 15;
   void progress_while_copying(std::size_t bytes) const;
-  // Element (r, c) of `seg`'s part of C summed over this rank's boxes, in box order.
-  Scalar partial(const CommPlan::Segment& seg, const std::vector<Matrix>& box_c, std::int64_t r,
-                 std::int64_t c) const;
+  // Column c of `seg`'s part of C summed over this rank's boxes, in box order, column by column
+  // (a box's columns are contiguous): written to `out` (seg.rows elements), or, from a single
+  // box, that box's own column returned without a copy.
+  const Scalar* partial_column(const CommPlan::Segment& seg, const std::vector<Matrix>& box_c,
+                               std::int64_t c, Scalar* out) const;
   void sum_partials(const Message& msg, const std::vector<Matrix>& box_c, Buffer& buffer) const;
 
   const Communicator& comm_;
