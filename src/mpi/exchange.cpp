@@ -289,9 +289,12 @@ void Exchange<Scalar>::reduce(const std::vector<Matrix>& box_c, Scalar beta,
   }
 
   // beta = 0 must not multiply: it has to clear NaN and Inf in the old C.
-  const std::int64_t local = std::int64_t(C_local.extent(0));
-  for (std::int64_t e = 0; e < local; ++e)
-    C_local(e) = beta == Scalar(0) ? Scalar(0) : beta * C_local(e);
+  Scalar* const c0 = C_local.data();
+  const std::size_t local = C_local.extent(0);
+  if (beta == Scalar(0))
+    std::fill_n(c0, local, Scalar(0));
+  else if (beta != Scalar(1))
+    for (std::size_t e = 0; e < local; ++e) c0[e] = beta * c0[e];
 
   // Adds column(seg, c) (seg.rows values) into C for every column of `msg`'s segments, in
   // message order.
