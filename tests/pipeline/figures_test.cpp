@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../support/expect_same.hpp"
+#include "local_options.hpp"
 #include "pipeline/figures.hpp"
 
 using namespace cuboid;
@@ -71,15 +72,7 @@ TEST(AddProduct, SumsEveryCountAndTimeAndKeepsTheLatestFinish) {
 
 TEST(ProcessorFigures, SumThePlansOfEveryProductPerProcessor) {
   const auto specs = platform::resolve_processors({"host", "staged"}, "test");
-  pipeline::LocalOptions o;
-  o.algorithm = partition::Algorithm::nrrp3d;
-  o.discretization = partition::Discretization::precise;
-  for (const auto& s : specs) {
-    o.plan.budget_elements.push_back(0);
-    o.plan.min_panels.push_back(s.kind == platform::ProcessorKind::host ? 1 : 4);
-    o.plan.buffer_cost.push_back(exec::buffer_cost(s, sizeof(double)));
-  }
-  pipeline::LocalMultiply<double> lm(specs, {3.0, 1.0}, o);
+  pipeline::LocalMultiply<double> lm(specs, {3.0, 1.0}, options_for(specs, 0, sizeof(double)));
   const std::vector<pipeline::Product> products = {{128, 96, 64, 16}, {64, 64, 160, 16}};
   const auto plans = lm.plan(products);
   const std::vector<platform::Speed> speeds = {{3.0, "deck"}, {1.0, "cache"}};

@@ -11,27 +11,13 @@
 
 #include "exec/fault.hpp"
 #include "exec/validate.hpp"
+#include "local_options.hpp"
 #include "pipeline/local_multiply.hpp"
 #include "util/error.hpp"
 
 using namespace cuboid;
 
 namespace {
-
-// The host and one staged processor (`budget` elements), equal speeds, nrrp3d precise.
-pipeline::LocalOptions options_for(const std::vector<platform::ProcessorSpec>& specs,
-                                   std::int64_t budget, std::size_t elem) {
-  pipeline::LocalOptions o;
-  o.algorithm = partition::Algorithm::nrrp3d;
-  o.discretization = partition::Discretization::precise;
-  for (const auto& s : specs) {
-    const bool host = s.kind == platform::ProcessorKind::host;
-    o.plan.budget_elements.push_back(host ? 0 : budget);
-    o.plan.min_panels.push_back(host ? 1 : 4);
-    o.plan.buffer_cost.push_back(exec::buffer_cost(s, elem));
-  }
-  return o;
-}
 
 // The processors with memory of their own: the staged backend, and the device backend over
 // the emulated device runtime.
