@@ -5,7 +5,8 @@ emulated device in timing mode (GEMMs that sleep at a given rate) behind a slow 
 each processor's predicted time must come from that model: under "flops" its flops over its
 measured speed; under "flops+link", for an emulated device, another figure, no less than its
 copies take over the 1 GB/s link (the flops model does not see them) nor its flops at the
-400 GFLOP/s GEMM rate (the host's figure there is its GEMM rate's, with the reduction). The two cuts themselves may coincide: the speeds are measured in the
+400 GFLOP/s GEMM rate (the host's figure there comes from its GEMM rate, not its engine speed,
+so it is not checked). The two cuts themselves may coincide: the speeds are measured in the
 engine, links included, so both models can give the devices the same number of tiles.
 
     speed_model.py MPIEXEC CUBOID DECK WORKDIR
